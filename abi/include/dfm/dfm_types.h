@@ -1,0 +1,169 @@
+/// @file dfm_types.h
+/// Definition structs (defs) passed to create calls, with their defaults.
+///
+/// Every def starts with `struct_size`, which the caller sets to `sizeof` of the def as it was
+/// compiled (the *_INIT macros and dfm_*_def_default() functions do this). The library reads
+/// only the first `struct_size` bytes and uses its own defaults for fields the caller's header
+/// did not have. New fields are only ever appended. Initialize every def from its default:
+///
+///     dfm_cloth_def def = dfm_cloth_def_default();
+///     def.positions = xyz; def.vertex_count = n; ...
+#ifndef DFM_TYPES_H
+#define DFM_TYPES_H
+
+#include "dfm_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Which compute backend a world runs on.
+typedef enum dfm_backend {
+    DFM_BACKEND_AUTO = 0, ///< CUDA when a usable device exists and the build has CUDA, else CPU.
+    DFM_BACKEND_CPU = 1,  ///< The CPU reference backend (deterministic).
+    DFM_BACKEND_CUDA = 2, ///< The CUDA backend; creation fails if no device is usable.
+    DFM_BACKEND_MAX_ENUM = 0x7FFFFFFF
+} dfm_backend;
+
+/// World creation parameters.
+typedef struct dfm_world_def {
+    uint32_t struct_size;     ///< sizeof(dfm_world_def) as compiled by the caller.
+    float gravity[3];         ///< Gravity acceleration in m/s^2, world frame. Default (0, 0, -9.81).
+    int32_t substeps;         ///< Advances per dfm_world_step (each of dt/substeps). Default 4.
+    int32_t iterations;       ///< VBD iterations per advance. Default 10.
+    int32_t environment_count;///< Replicated environments; body environments are -1..count-1. Default 1.
+    int32_t backend;          ///< A dfm_backend value. Default DFM_BACKEND_AUTO.
+    int32_t device_index;     ///< CUDA device ordinal for the CUDA backend. Default 0.
+    int32_t cpu_threads;      ///< CPU backend worker threads; 0 = all available. Default 0.
+    dfm_log_fn log_fn;        ///< Receives warnings/errors/info; NULL = silent. Default NULL.
+    void* log_user;           ///< Passed to log_fn unchanged. Default NULL.
+    int32_t log_level;        ///< Highest dfm_log_level forwarded to log_fn. Default DFM_LOG_WARNING.
+} dfm_world_def;
+
+/// Default world def (positional aggregate so it is valid C and C++).
+#define DFM_WORLD_DEF_INIT \
+    {(uint32_t)sizeof(dfm_world_def), {0.0f, 0.0f, -9.81f}, 4, 10, 1, DFM_BACKEND_AUTO, 0, 0, NULL, NULL, DFM_LOG_WARNING}
+
+/// Returns the default world def with struct_size set by the caller's compiler.
+static inline dfm_world_def dfm_world_def_default(void) {
+    dfm_world_def d = DFM_WORLD_DEF_INIT;
+    return d;
+}
+
+/// A cloth (triangle-mesh) body. Cloth is simulated as a stable Neo-Hookean membrane on its
+/// triangles plus dihedral-angle bending on its interior edges.
+typedef struct dfm_cloth_def {
+    uint32_t struct_size;     ///< sizeof(dfm_cloth_def) as compiled by the caller.
+    int32_t environment;      ///< Environment index, or -1 to be shared by all. Default 0.
+    const float* positions;   ///< Borrowed during the call: vertex positions (m, world frame).
+    int32_t position_stride;  ///< Bytes between vertices in `positions`; 0 = 3 packed floats.
+    int32_t vertex_count;     ///< Number of vertices (>= 3).
+    const int32_t* triangles; ///< Borrowed during the call: 3 vertex indices per triangle.
+    int32_t triangle_count;   ///< Number of triangles (>= 1).
+    const float* vertex_masses;///< Optional per-vertex masses (kg, > 0); NULL = use density.
+    float density;            ///< Area density in kg/m^2 used when vertex_masses is NULL. Default 0.2.
+    float stretch_mu;         ///< Membrane Lame mu in N/m (shear/stretch). Default 2000.
+    float stretch_lambda;     ///< Membrane Lame lambda in N/m (area). Default 2000.
+    float stretch_damping;    ///< Absolute strain-rate damping in N*s/m. Default 0.01.
+    float bend_stiffness;     ///< Bending stiffness in N*m/rad per m of edge (k = value * rest edge length). Default 1e-3.
+    float bend_damping;       ///< Bending damping in N*m*s/rad per m of edge. Default 1e-5.
+    float contact_radius;     ///< Particle contact radius in m (used by contacts). Default 0.002.
+} dfm_cloth_def;
+
+/// Default cloth def.
+#define DFM_CLOTH_DEF_INIT \
+    {(uint32_t)sizeof(dfm_cloth_def), 0, NULL, 0, 0, NULL, 0, NULL, 0.2f, 2000.0f, 2000.0f, 0.01f, 1e-3f, 1e-5f, 0.002f}
+
+/// Returns the default cloth def.
+static inline dfm_cloth_def dfm_cloth_def_default(void) {
+    dfm_cloth_def d = DFM_CLOTH_DEF_INIT;
+    return d;
+}
+
+/// A volumetric soft body on a tetrahedral mesh (stable Neo-Hookean).
+typedef struct dfm_volume_def {
+    uint32_t struct_size;     ///< sizeof(dfm_volume_def) as compiled by the caller.
+    int32_t environment;      ///< Environment index, or -1 to be shared by all. Default 0.
+    const float* positions;   ///< Borrowed during the call: vertex positions (m, world frame).
+    int32_t position_stride;  ///< Bytes between vertices in `positions`; 0 = 3 packed floats.
+    int32_t vertex_count;     ///< Number of vertices (>= 4).
+    const int32_t* tets;      ///< Borrowed during the call: 4 vertex indices per tet, positive volume order.
+    int32_t tet_count;        ///< Number of tetrahedra (>= 1).
+    const float* vertex_masses;///< Optional per-vertex masses (kg, > 0); NULL = use density.
+    float density;            ///< Volume density in kg/m^3 used when vertex_masses is NULL. Default 1000.
+    float mu;                 ///< Lame mu in Pa. Default 1e5.
+    float lambda;             ///< Lame lambda in Pa. Default 1e6.
+    float damping;            ///< Absolute strain-rate damping in Pa*s. Default 10.
+    float contact_radius;     ///< Particle contact radius in m (used by contacts). Default 0.002.
+} dfm_volume_def;
+
+/// Default volume def.
+#define DFM_VOLUME_DEF_INIT \
+    {(uint32_t)sizeof(dfm_volume_def), 0, NULL, 0, 0, NULL, 0, NULL, 1000.0f, 1e5f, 1e6f, 10.0f, 0.002f}
+
+/// Returns the default volume def.
+static inline dfm_volume_def dfm_volume_def_default(void) {
+    dfm_volume_def d = DFM_VOLUME_DEF_INIT;
+    return d;
+}
+
+/// How a vertex moves.
+typedef enum dfm_vertex_mode {
+    DFM_VERTEX_DYNAMIC = 0,   ///< Simulated.
+    DFM_VERTEX_PINNED = 1,    ///< Zero inverse mass: holds its position, velocity zero.
+    DFM_VERTEX_KINEMATIC = 2, ///< Follows host-set targets (dfm_body_set_kinematic_targets).
+    DFM_VERTEX_MODE_MAX_ENUM = 0x7FFFFFFF
+} dfm_vertex_mode;
+
+/// Facts about one body (filled by dfm_body_get_info).
+typedef struct dfm_body_info {
+    uint32_t struct_size;     ///< sizeof(dfm_body_info) as compiled by the caller.
+    int32_t kind;             ///< 1 = cloth, 2 = volume.
+    int32_t environment;      ///< Environment index or -1.
+    int32_t vertex_count;     ///< Vertices (particles) of the body.
+    int32_t triangle_count;   ///< Triangles (cloth).
+    int32_t bending_edge_count;///< Interior edges carrying bending (cloth).
+    int32_t tet_count;        ///< Tetrahedra (volume).
+    int32_t first_particle;   ///< Offset of the body's first particle in world-wide arrays (changes when bodies are removed).
+    float total_mass;         ///< kg, including pinned/kinematic vertices.
+} dfm_body_info;
+
+/// An empty info struct with struct_size set, ready for dfm_body_get_info.
+static inline dfm_body_info dfm_body_info_init(void) {
+    dfm_body_info s;
+    unsigned char* bytes = (unsigned char*)&s;
+    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    s.struct_size = (uint32_t)sizeof(s);
+    return s;
+}
+
+/// World-wide counters (filled by dfm_world_get_stats).
+typedef struct dfm_world_stats {
+    uint32_t struct_size;     ///< sizeof(dfm_world_stats) as compiled by the caller.
+    int32_t body_count;       ///< Live bodies.
+    int32_t particle_count;   ///< Particles of all bodies.
+    int32_t triangle_count;   ///< Membrane triangles.
+    int32_t bending_edge_count;///< Bending edges (interior edges).
+    int32_t tet_count;        ///< Tetrahedra.
+    int32_t color_count;      ///< Particle colors of the current coloring.
+    int32_t color_min_size;   ///< Particles in the smallest color.
+    int32_t color_max_size;   ///< Particles in the largest color.
+    int64_t step_count;       ///< dfm_world_step calls that succeeded.
+    double sim_time;          ///< Simulated time in s.
+    int32_t backend;          ///< The dfm_backend the world runs on (never AUTO).
+} dfm_world_stats;
+
+/// An empty stats struct with struct_size set, ready for dfm_world_get_stats.
+static inline dfm_world_stats dfm_world_stats_init(void) {
+    dfm_world_stats s;
+    unsigned char* bytes = (unsigned char*)&s;
+    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    s.struct_size = (uint32_t)sizeof(s);
+    return s;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,48 @@
+/// @file vbd_cpu.c
+/// CPU loops over the shared per-particle VBD stages (kernels/shared/vbd_particle.h).
+///
+/// Parallelism review (seed 001):
+/// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
+///   solved in one parallel loop, colors run in sequence.
+/// - P2 parallel independent columns: applies-and-done — predict and velocity update are
+///   per-particle independent loops.
+/// - P3 loop-invariant hoisting: applies-and-done — rest data (D^-1, areas, volumes, rest angles)
+///   and adjacency are computed once at body creation, not per iteration.
+/// - P4 offline memory layout: applies-TODO — particles are stored in body order; reordering
+///   particles by color for contiguous access is left for the CUDA backend (issue 4).
+#include "vbd_cpu.h"
+
+#include "vbd_particle.h"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+void dfm_cpu_vbd_advance(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
+                         const int32_t* color_particles, int32_t iterations, float alpha, int32_t threads) {
+#if defined(_OPENMP)
+    int nt = threads > 0 ? threads : omp_get_max_threads();
+#else
+    (void)threads;
+#endif
+    const int32_t n = view->particle_count;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+    for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
+
+    for (int32_t it = 0; it < iterations; ++it) {
+        for (int32_t c = 0; c < color_count; ++c) {
+            const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (end - begin > 256)
+#endif
+            for (int32_t k = begin; k < end; ++k)
+                dfm_vbd_solve_particle(view, color_particles[k], dfm_v3_zero(), dfm_m33_zero());
+        }
+    }
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+    for (int32_t i = 0; i < n; ++i) dfm_vbd_update_velocity(view, i);
+}

@@ -1,0 +1,17 @@
+/// @file device_probe.h
+/// Whether a CUDA device is usable (compiled as CUDA when the build has CUDA).
+#ifndef DFM_DEVICE_PROBE_H
+#define DFM_DEVICE_PROBE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Number of usable CUDA devices; 0 when the build has no CUDA or no driver/device is present.
+int dfm_cuda_device_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,113 @@
+/// @file vbd_particle.h
+/// Per-particle stages of a VBD advance (Chen et al. 2024), shared by both backends:
+/// predict (inertia target), the one-Newton-step local solve of a particle with its incident
+/// elements, and the velocity update. Each function touches only particle i's outputs, so all
+/// particles of one color (and all particles for predict/velocity) can run in parallel.
+#ifndef DFM_VBD_PARTICLE_H
+#define DFM_VBD_PARTICLE_H
+
+#include "mat33.h"
+#include "vbd_bending.h"
+#include "vbd_membrane.h"
+#include "vbd_tet.h"
+#include "vbd_view.h"
+
+/// Relative determinant safeguard of the 3x3 solve: the step is skipped when
+/// |det H| <= DFM_VBD_DET_EPS * (max |H_kk|)^3 (H numerically singular).
+#define DFM_VBD_DET_EPS 1e-9f
+
+/// Predict for particle i at the start of a substep. The iterate is kept as a displacement d
+/// from x_prev (x = x_prev + d at all times) so that velocities v = d / h and the inertia term
+/// m/h^2 (y - d) never subtract two nearby positions (float cancellation at large coordinates).
+/// dynamic: inertia displacement y = h v + h^2 g, initial guess d = y;
+/// pinned: y = d = 0; kinematic: y = d = lerp(kin_start, kin_target, alpha) - x_prev, alpha being
+/// the fraction of the host step reached at the end of this substep.
+DFM_HD void dfm_vbd_predict(const dfm_vbd_view* v, int32_t i, float alpha) {
+    dfm_v3 x = dfm_v3_load(v->x + 3 * i);
+    dfm_v3_store(x, v->x_prev + 3 * i);
+    dfm_v3 y;
+    if (v->mode[i] == 0) {
+        dfm_v3 vel = dfm_v3_load(v->v + 3 * i);
+        dfm_v3 g = dfm_v3_make(v->gravity[0], v->gravity[1], v->gravity[2]);
+        y = dfm_v3_scale(dfm_v3_madd(vel, g, v->h), v->h);
+    } else if (v->mode[i] == 2) {
+        dfm_v3 a = dfm_v3_load(v->kin_start + 3 * i), b = dfm_v3_load(v->kin_target + 3 * i);
+        y = dfm_v3_sub(dfm_v3_madd(a, dfm_v3_sub(b, a), alpha), x);
+    } else {
+        y = dfm_v3_zero();
+    }
+    dfm_v3_store(y, v->y + 3 * i);
+    dfm_v3_store(y, v->d + 3 * i);
+    dfm_v3_store(dfm_v3_add(x, y), v->x + 3 * i);
+}
+
+/// Adds the elastic and damping force/Hessian of every element incident to particle i.
+DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3* f, dfm_m33* H) {
+    for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k) {
+        int32_t t = v->v_tri_items[2 * k], corner = v->v_tri_items[2 * k + 1];
+        const float* mat = v->tri_material + 3 * t;
+        if (mat[0] <= 0.0f && mat[1] <= 0.0f) continue;
+        dfm_v3 x[3], xn[3];
+        for (int c = 0; c < 3; ++c) {
+            int32_t p = v->tris[3 * t + c];
+            x[c] = dfm_v3_load(v->x + 3 * p);
+            xn[c] = dfm_v3_load(v->x_prev + 3 * p);
+        }
+        dfm_membrane_force_hessian(x, xn, v->tri_dinv + 4 * t, v->tri_area[t], mat[0], mat[1], mat[2], v->h, corner, f,
+                                   H);
+    }
+    for (int32_t k = v->v_edge_offsets[i]; k < v->v_edge_offsets[i + 1]; ++k) {
+        int32_t e = v->v_edge_items[2 * k], corner = v->v_edge_items[2 * k + 1];
+        const float* mat = v->edge_material + 2 * e;
+        if (mat[0] <= 0.0f) continue;
+        dfm_v3 x[4], xn[4];
+        for (int c = 0; c < 4; ++c) {
+            int32_t p = v->edges[4 * e + c];
+            x[c] = dfm_v3_load(v->x + 3 * p);
+            xn[c] = dfm_v3_load(v->x_prev + 3 * p);
+        }
+        dfm_bending_force_hessian(x, xn, v->edge_rest_angle[e], v->edge_rest_length[e], mat[0], mat[1], v->h, corner,
+                                  f, H);
+    }
+    for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k) {
+        int32_t t = v->v_tet_items[2 * k], corner = v->v_tet_items[2 * k + 1];
+        const float* mat = v->tet_material + 3 * t;
+        if (mat[0] <= 0.0f && mat[1] <= 0.0f) continue;
+        dfm_v3 x[4], xn[4];
+        for (int c = 0; c < 4; ++c) {
+            int32_t p = v->tets[4 * t + c];
+            x[c] = dfm_v3_load(v->x + 3 * p);
+            xn[c] = dfm_v3_load(v->x_prev + 3 * p);
+        }
+        dfm_tet_force_hessian(x, xn, v->tet_dminv + 9 * t, v->tet_volume[t], mat[0], mat[1], mat[2], v->h, corner, f,
+                              H);
+    }
+}
+
+/// Solves the 3x3 Newton step of particle i given the extra (contact) force and Hessian.
+/// Returns 1 when x_i moved, 0 when the particle is not dynamic or H was singular.
+DFM_HD int dfm_vbd_solve_particle(const dfm_vbd_view* v, int32_t i, dfm_v3 f_extra, dfm_m33 H_extra) {
+    if (v->mode[i] != 0) return 0;
+    float m_h2 = v->mass[i] / (v->h * v->h);
+    dfm_v3 d = dfm_v3_load(v->d + 3 * i);
+    dfm_v3 f = dfm_v3_add(f_extra, dfm_v3_scale(dfm_v3_sub(dfm_v3_load(v->y + 3 * i), d), m_h2));
+    dfm_m33 H = dfm_m33_add(H_extra, dfm_m33_diag(m_h2));
+    dfm_vbd_accumulate_elements(v, i, &f, &H);
+    float s = fmaxf(fabsf(H.m[0][0]), fmaxf(fabsf(H.m[1][1]), fabsf(H.m[2][2])));
+    dfm_m33 Hinv;
+    if (!dfm_m33_inverse(H, DFM_VBD_DET_EPS * s * s * s, &Hinv)) return 0;
+    dfm_v3 dx = dfm_m33_mul_v3(Hinv, f);
+    if (!dfm_v3_isfinite(dx)) return 0;
+    d = dfm_v3_add(d, dx);
+    dfm_v3_store(d, v->d + 3 * i);
+    dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), d), v->x + 3 * i);
+    return 1;
+}
+
+/// Velocity update at the end of a substep: v = d / h, the displacement over the substep.
+DFM_HD void dfm_vbd_update_velocity(const dfm_vbd_view* v, int32_t i) {
+    dfm_v3 vel = dfm_v3_scale(dfm_v3_load(v->d + 3 * i), 1.0f / v->h);
+    dfm_v3_store(vel, v->v + 3 * i);
+}
+
+#endif

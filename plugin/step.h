@@ -1,0 +1,12 @@
+/// @file step.h
+/// Stepping orchestration: substeps of one dfm_world_step on the world's backend.
+#ifndef DFM_STEP_H
+#define DFM_STEP_H
+
+#include "world_internal.h"
+
+/// Runs `substeps` VBD advances of dt/substeps on the CPU backend. The model must be current.
+/// Kinematic vertices end at their targets, which then become their start for the next step.
+void dfm_step_cpu(dfm_world* world, float dt);
+
+#endif

@@ -1,0 +1,200 @@
+/// @file world.c
+/// World lifetime, settings and world-wide queries.
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "def_read.h"
+#include "device_probe.h"
+#include "step.h"
+#include "strided.h"
+#include "world_internal.h"
+
+#ifndef DFM_VERSION_STRING
+#define DFM_VERSION_STRING "0.0.0"
+#endif
+
+/// Source of world tags (16-bit, never 0).
+static atomic_uint g_next_tag = 1;
+
+uint32_t dfm_abi_version(void) { return DFM_ABI_VERSION; }
+
+const char* dfm_version(void) { return DFM_VERSION_STRING; }
+
+static uint16_t next_world_tag(void) {
+    for (;;) {
+        unsigned t = atomic_fetch_add(&g_next_tag, 1u) & 0xFFFFu;
+        if (t != 0) return (uint16_t)t;
+    }
+}
+
+/// Checks the def's values; `w` may be the half-built world (for messages).
+static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(d->gravity[k])) return dfm_fail(w, DFM_ERROR_NON_FINITE, "world_def.gravity[%d] is not finite", k);
+    if (d->substeps < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.substeps is %d; must be >= 1", d->substeps);
+    if (d->iterations < 1)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.iterations is %d; must be >= 1", d->iterations);
+    if (d->environment_count < 1)
+        return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "world_def.environment_count is %d; must be >= 1",
+                        d->environment_count);
+    if (d->backend < DFM_BACKEND_AUTO || d->backend > DFM_BACKEND_CUDA)
+        return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "world_def.backend is %d; not a dfm_backend", d->backend);
+    if (d->cpu_threads < 0)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
+    return DFM_OK;
+}
+
+dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_world** out_world) {
+    if (!out_world) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "out_world is NULL");
+    *out_world = NULL;
+    if ((abi_version >> 16) != DFM_ABI_VERSION_MAJOR)
+        return dfm_fail(NULL, DFM_ERROR_ABI_MISMATCH,
+                        "caller was compiled against ABI %u.%u; this library implements ABI %u.%u",
+                        abi_version >> 16, abi_version & 0xFFFFu, (unsigned)DFM_ABI_VERSION_MAJOR,
+                        (unsigned)DFM_ABI_VERSION_MINOR);
+    dfm_world_def full = dfm_world_def_default();
+    if (def) {
+        dfm_result r = dfm_def_read(NULL, def, sizeof(dfm_world_def),
+                                    offsetof(dfm_world_def, iterations) + sizeof(int32_t), "world_def", &full);
+        if (r != DFM_OK) return r;
+    }
+    dfm_world* w = (dfm_world*)calloc(1, sizeof(dfm_world));
+    if (!w) return dfm_fail(NULL, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory allocating the world");
+    w->def = full;
+    dfm_result r = validate_world_def(w, &full);
+    if (r == DFM_OK && full.backend == DFM_BACKEND_CUDA)
+        r = dfm_fail(w, DFM_ERROR_DEVICE_UNAVAILABLE,
+                     "backend CUDA requested but this build has no CUDA backend yet; use DFM_BACKEND_CPU or AUTO");
+    if (r != DFM_OK) {
+        /* Move the message to the thread's create-error buffer, where dfm_world_last_error(NULL) reads. */
+        dfm_fail(NULL, r, "%s", strchr(w->last_error, ':') ? strchr(w->last_error, ':') + 2 : w->last_error);
+        free(w);
+        return r;
+    }
+    if (full.backend == DFM_BACKEND_AUTO) {
+        int devices = dfm_cuda_device_count();
+        dfm_log(w, DFM_LOG_INFO, "backend AUTO: %d CUDA device(s) visible; the CUDA backend is not built yet, using CPU",
+                devices);
+    }
+    w->def.backend = DFM_BACKEND_CPU;
+    w->tag = next_world_tag();
+    dfm_log(w, DFM_LOG_INFO, "world created: backend cpu, %d substeps x %d iterations, %d environments",
+            full.substeps, full.iterations, full.environment_count);
+    *out_world = w;
+    return DFM_OK;
+}
+
+void dfm_world_destroy(dfm_world* w) {
+    if (!w) return;
+    for (int32_t i = 0; i < w->slot_count; ++i)
+        if (w->slots[i].body) dfm_body_free(w->slots[i].body);
+    free(w->slots);
+    dfm_model_free(&w->model);
+    dfm_state_free(&w->state);
+    free(w);
+}
+
+dfm_result dfm_world_step(dfm_world* w, float dt) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    if (!isfinite(dt)) return dfm_fail(w, DFM_ERROR_NON_FINITE, "dt is not finite");
+    if (dt <= 0.0f) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "dt is %g s; must be > 0", (double)dt);
+    dfm_result r = dfm_world_ensure_model(w);
+    if (r != DFM_OK) return r;
+    dfm_step_cpu(w, dt);
+    w->step_count++;
+    w->sim_time += (double)dt;
+    return DFM_OK;
+}
+
+dfm_result dfm_world_set_gravity(dfm_world* w, const float g[3]) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    if (!g) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "gravity is NULL");
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(g[k])) return dfm_fail(w, DFM_ERROR_NON_FINITE, "gravity[%d] is not finite", k);
+    memcpy(w->def.gravity, g, sizeof(w->def.gravity));
+    return DFM_OK;
+}
+
+dfm_result dfm_world_set_solver_counts(dfm_world* w, int32_t substeps, int32_t iterations) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    if (substeps < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "substeps is %d; must be >= 1", substeps);
+    if (iterations < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "iterations is %d; must be >= 1", iterations);
+    w->def.substeps = substeps;
+    w->def.iterations = iterations;
+    return DFM_OK;
+}
+
+dfm_result dfm_world_get_stats(dfm_world* w, dfm_world_stats* out) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    dfm_world_stats s;
+    memset(&s, 0, sizeof(s));
+    dfm_result r = dfm_def_read(w, out, sizeof(s), offsetof(dfm_world_stats, body_count) + sizeof(int32_t),
+                                "world_stats", &s);
+    if (r != DFM_OK) return r;
+    uint32_t caller_size = out->struct_size;
+    r = dfm_world_ensure_model(w);
+    if (r != DFM_OK) return r;
+    const dfm_model* m = &w->model;
+    s.body_count = w->body_count;
+    s.particle_count = m->particle_count;
+    s.triangle_count = m->tri_count;
+    s.bending_edge_count = m->edge_count;
+    s.tet_count = m->tet_count;
+    s.color_count = m->color_count;
+    for (int32_t c = 0; c < m->color_count; ++c) {
+        int32_t n = m->color_offsets[c + 1] - m->color_offsets[c];
+        if (c == 0 || n < s.color_min_size) s.color_min_size = n;
+        if (n > s.color_max_size) s.color_max_size = n;
+    }
+    s.step_count = w->step_count;
+    s.sim_time = w->sim_time;
+    s.backend = w->def.backend;
+    s.struct_size = caller_size;
+    memcpy(out, &s, caller_size);
+    return DFM_OK;
+}
+
+dfm_result dfm_world_get_particle_colors(dfm_world* w, int32_t* out, int32_t count) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    if (!out) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "out_colors is NULL");
+    dfm_result r = dfm_world_ensure_model(w);
+    if (r != DFM_OK) return r;
+    if (count != w->model.particle_count)
+        return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "count is %d; the world has %d particles", count,
+                        w->model.particle_count);
+    memcpy(out, w->model.particle_color, (size_t)count * sizeof(int32_t));
+    return DFM_OK;
+}
+
+/// Validates a world-wide particle range and copies 3-vectors out.
+static dfm_result world_get_vec3(dfm_world* w, const float* src, int32_t first, int32_t count, float* out,
+                                 int32_t stride, const char* what) {
+    if (!out) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "%s output buffer is NULL", what);
+    dfm_result r = dfm_check_range(w, first, count, w->model.particle_count, stride, "world particle");
+    if (r != DFM_OK) return r;
+    dfm_strided_store(out, stride, src + 3 * (size_t)first, count);
+    return DFM_OK;
+}
+
+dfm_result dfm_world_get_positions(dfm_world* w, int32_t first, int32_t count, float* out, int32_t stride) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    dfm_result r = dfm_world_ensure_model(w);
+    if (r != DFM_OK) return r;
+    return world_get_vec3(w, w->state.x, first, count, out, stride, "positions");
+}
+
+dfm_result dfm_world_get_velocities(dfm_world* w, int32_t first, int32_t count, float* out, int32_t stride) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    dfm_result r = dfm_world_ensure_model(w);
+    if (r != DFM_OK) return r;
+    return world_get_vec3(w, w->state.v, first, count, out, stride, "velocities");
+}

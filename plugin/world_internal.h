@@ -1,0 +1,137 @@
+/// @file world_internal.h
+/// Private layout of a dfm world: body records, the world-wide model (structure of arrays,
+/// rebuilt when topology changes) and the per-particle state.
+#ifndef DFM_WORLD_INTERNAL_H
+#define DFM_WORLD_INTERNAL_H
+
+#include <dfm/dfm.h>
+
+#include "coloring.h"
+#include "topology.h"
+
+/// Body kinds (match dfm_body_info.kind).
+enum { DFM_BODY_CLOTH = 1, DFM_BODY_VOLUME = 2 };
+
+/// One deformable body as the host described it, with topology and rest data derived once.
+/// Indices are body-local.
+typedef struct dfm_body {
+    int32_t kind;              ///< DFM_BODY_CLOTH or DFM_BODY_VOLUME.
+    int32_t environment;       ///< -1 shared, else environment index.
+    int32_t vertex_count;
+    float* mass;               ///< kg per vertex (lumped).
+    float* initial_positions;  ///< m; consumed by the first rebuild that places the body, then freed.
+    float contact_radius;      ///< m.
+    int32_t triangle_count;
+    int32_t* triangles;        ///< 3 per triangle.
+    float* tri_dinv;           ///< 4 per triangle (rest D^-1, row-major 2x2).
+    float* tri_area;           ///< m^2 per triangle.
+    float tri_material[3];     ///< mu, lambda (N/m), damping.
+    int32_t edge_count;        ///< Bending edges (interior edges only).
+    int32_t* edges;            ///< 4 per edge: o0, o1, v0, v1.
+    float* edge_rest_angle;    ///< rad.
+    float* edge_rest_length;   ///< m.
+    float edge_material[2];    ///< bend stiffness, bend damping (per m of edge).
+    int32_t tet_count;
+    int32_t* tets;             ///< 4 per tet.
+    float* tet_dminv;          ///< 9 per tet (rest Dm^-1, row-major).
+    float* tet_volume;         ///< m^3 per tet.
+    float tet_material[3];     ///< mu, lambda (Pa), damping (Pa*s).
+    dfm_coloring coloring;     ///< Body-local particle coloring (computed once at creation).
+    int32_t first_particle;    ///< Offset in the world-wide arrays, -1 until placed.
+} dfm_body;
+
+/// A body slot: generational id bookkeeping.
+typedef struct dfm_body_slot {
+    dfm_body* body;            ///< NULL when free.
+    uint16_t generation;       ///< Bumped on every removal.
+} dfm_body_slot;
+
+/// World-wide model: concatenation of all bodies, in slot order. Rebuilt on topology change.
+typedef struct dfm_model {
+    int32_t particle_count;
+    float* mass;               ///< kg.
+    float* radius;             ///< m, contact radius.
+    int32_t* environment;      ///< Per particle.
+    int32_t tri_count;
+    int32_t* tris;             ///< Global indices, 3 each.
+    float* tri_dinv;
+    float* tri_area;
+    float* tri_material;       ///< 3 each.
+    int32_t edge_count;
+    int32_t* edges;            ///< Global indices, 4 each.
+    float* edge_rest_angle;
+    float* edge_rest_length;
+    float* edge_material;      ///< 2 each.
+    int32_t tet_count;
+    int32_t* tets;             ///< Global indices, 4 each.
+    float* tet_dminv;
+    float* tet_volume;
+    float* tet_material;       ///< 3 each.
+    dfm_adjacency adjacency;   ///< Per-particle incident elements.
+    int32_t color_count;
+    int32_t* color_offsets;    ///< color_count + 1 entries.
+    int32_t* color_particles;  ///< Particles grouped by color.
+    int32_t* particle_color;   ///< Color per particle.
+} dfm_model;
+
+/// World-wide per-particle state (survives rebuilds by copying).
+typedef struct dfm_state {
+    float* x;                  ///< Positions, 3 per particle (m).
+    float* v;                  ///< Velocities (m/s).
+    float* x_prev;             ///< Positions at the start of the advance.
+    float* d;                  ///< Displacement of the iterate from x_prev within an advance.
+    float* y;                  ///< Inertia displacement targets.
+    uint8_t* mode;             ///< dfm_vertex_mode per particle.
+    float* kin_start;          ///< Kinematic: position at step start.
+    float* kin_target;         ///< Kinematic: position at step end.
+} dfm_state;
+
+/// The world.
+struct dfm_world {
+    dfm_world_def def;         ///< Complete def (defaults filled in).
+    uint16_t tag;              ///< Unique among live worlds; stamped into ids.
+    dfm_body_slot* slots;
+    int32_t slot_count;
+    int32_t slot_capacity;
+    int32_t body_count;
+    int dirty;                 ///< Topology changed: the model must be rebuilt before use.
+    dfm_model model;
+    dfm_state state;
+    int64_t step_count;
+    double sim_time;
+    char last_error[512];
+};
+
+/// Sets the last error, logs it and returns `code`. printf-style message.
+dfm_result dfm_fail(dfm_world* world, dfm_result code, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/// Forwards a message to the log callback when `level` is enabled.
+void dfm_log(const dfm_world* world, dfm_log_level level, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/// Clears the last error (called at the start of every public call).
+void dfm_clear_error(dfm_world* world);
+
+/// Resolves an id to a live body, or fails with STALE_ID / FOREIGN_ID / NULL id messages.
+dfm_result dfm_resolve_body(dfm_world* world, dfm_body_id id, dfm_body** out);
+
+/// Rebuilds the model and state arrays if topology changed. Keeps the old ones on failure.
+dfm_result dfm_world_ensure_model(dfm_world* world);
+
+/// Frees a body record.
+void dfm_body_free(dfm_body* body);
+
+/// Frees model arrays.
+void dfm_model_free(dfm_model* model);
+
+/// Frees state arrays.
+void dfm_state_free(dfm_state* state);
+
+#endif

@@ -1,0 +1,114 @@
+/// @file dfm_test.h
+/// Minimal test helpers: CHECK macros that report file/line and count failures, plus scene
+/// builders shared by the tests (cloth grids and tet boxes through the public ABI).
+#ifndef DFM_TEST_H
+#define DFM_TEST_H
+
+#include <dfm/dfm.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_dfm_test_failures = 0;
+
+/// Records a failure (with a printf-style explanation) when `cond` is false.
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fprintf(stderr, "\n");                                         \
+            ++g_dfm_test_failures;                                         \
+        }                                                                  \
+    } while (0)
+
+/// Fails the test unless the call returned DFM_OK (prints the world's last error).
+#define CHECK_OK(world, call)                                              \
+    do {                                                                   \
+        dfm_result r_ = (call);                                            \
+        if (r_ != DFM_OK) {                                                \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #call, dfm_result_string(r_), \
+                    dfm_world_last_error(world));                          \
+            ++g_dfm_test_failures;                                         \
+        }                                                                  \
+    } while (0)
+
+/// Ends main(): prints a summary line and returns the process status.
+static inline int dfm_test_finish(const char* name) {
+    if (g_dfm_test_failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", name, g_dfm_test_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+/// Creates a CPU world with the given gravity z, substeps and iterations (exits on failure).
+static inline dfm_world* dfm_test_world(float gz, int substeps, int iterations) {
+    dfm_world_def def = dfm_world_def_default();
+    def.gravity[2] = gz;
+    def.substeps = substeps;
+    def.iterations = iterations;
+    def.backend = DFM_BACKEND_CPU;
+    dfm_world* w = NULL;
+    if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) {
+        fprintf(stderr, "world creation failed: %s\n", dfm_world_last_error(NULL));
+        exit(2);
+    }
+    return w;
+}
+
+/// A generated cloth grid (positions + triangles) owned by the test.
+typedef struct dfm_test_grid {
+    int32_t nu, nv, vertex_count, triangle_count;
+    float* positions;
+    int32_t* triangles;
+} dfm_test_grid;
+
+/// Generates an nu x nv grid spanning size_u x size_v from `origin` along +x (u) and +y (v).
+static inline dfm_test_grid dfm_test_make_grid(int32_t nu, int32_t nv, float size_u, float size_v, float ox, float oy,
+                                               float oz) {
+    dfm_test_grid g;
+    g.nu = nu;
+    g.nv = nv;
+    dfm_cloth_grid_counts(nu, nv, &g.vertex_count, &g.triangle_count);
+    g.positions = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
+    g.triangles = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)g.triangle_count);
+    float o[3] = {ox, oy, oz}, u[3] = {size_u, 0, 0}, v[3] = {0, size_v, 0};
+    dfm_cloth_grid_generate(nu, nv, o, u, v, g.positions, g.triangles);
+    return g;
+}
+
+/// Frees a generated grid.
+static inline void dfm_test_free_grid(dfm_test_grid* g) {
+    free(g->positions);
+    free(g->triangles);
+}
+
+/// Adds the grid as a cloth body with the given def tweaks already applied to `def`.
+static inline dfm_body_id dfm_test_add_cloth(dfm_world* w, const dfm_test_grid* g, dfm_cloth_def def) {
+    def.positions = g->positions;
+    def.vertex_count = g->vertex_count;
+    def.triangles = g->triangles;
+    def.triangle_count = g->triangle_count;
+    dfm_body_id id = DFM_NULL_BODY_ID;
+    if (dfm_world_add_cloth(w, &def, &id) != DFM_OK) {
+        fprintf(stderr, "add_cloth failed: %s\n", dfm_world_last_error(w));
+        exit(2);
+    }
+    return id;
+}
+
+/// Kinetic energy (J) of a body: sum of 1/2 m |v|^2 using per-vertex masses `mass`.
+static inline double dfm_test_kinetic_energy(dfm_world* w, dfm_body_id id, int32_t n, const float* mass) {
+    float* v = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    dfm_body_get_velocities(w, id, 0, n, v, 0);
+    double e = 0.0;
+    for (int32_t i = 0; i < n; ++i)
+        e += 0.5 * mass[i] * ((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] + (double)v[3 * i + 2] * v[3 * i + 2]);
+    free(v);
+    return e;
+}
+
+#endif
