@@ -14,6 +14,7 @@
 void dfm_body_free(dfm_body* b) {
     if (!b) return;
     free(b->mass);
+    free(b->drag);
     free(b->initial_positions);
     free(b->triangles);
     free(b->tri_dinv);
@@ -161,6 +162,7 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
     if (r == DFM_OK) r = check_nonneg(w, what, "bend_stiffness", d.bend_stiffness);
     if (r == DFM_OK) r = check_nonneg(w, what, "bend_damping", d.bend_damping);
     if (r == DFM_OK) r = check_nonneg(w, what, "contact_radius", d.contact_radius);
+    if (r == DFM_OK) r = check_nonneg(w, what, "air_drag", d.air_drag);
     if (r != DFM_OK) return r;
 
     dfm_body* b = (dfm_body*)calloc(1, sizeof(dfm_body));
@@ -195,6 +197,11 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
     if (r != DFM_OK) {
         dfm_body_free(b);
         return r;
+    }
+    if (d.air_drag > 0.0f) {
+        if (!BODY_ALLOC(b->drag, d.vertex_count)) return oom(w, b, what);
+        for (int32_t t = 0; t < d.triangle_count; ++t)
+            for (int k = 0; k < 3; ++k) b->drag[b->triangles[3 * t + k]] += d.air_drag * b->tri_area[t] / 3.0f;
     }
     int32_t nonmanifold = 0;
     if (dfm_topology_bending_edges(b->triangles, b->triangle_count, &b->edges, &b->edge_count, &nonmanifold) != 0)

@@ -12,6 +12,7 @@
 void dfm_model_free(dfm_model* m) {
     free(m->mass);
     free(m->radius);
+    free(m->drag);
     free(m->environment);
     free(m->tris);
     free(m->tri_dinv);
@@ -45,7 +46,7 @@ void dfm_state_free(dfm_state* s) {
 }
 
 static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t ntet) {
-    return ALLOC(m->mass, np) && ALLOC(m->radius, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) &&
+    return ALLOC(m->mass, np) && ALLOC(m->radius, np) && ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) &&
            ALLOC(m->tri_dinv, 4 * nt) && ALLOC(m->tri_area, nt) && ALLOC(m->tri_material, 3 * nt) &&
            ALLOC(m->edges, 4 * ne) && ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) &&
            ALLOC(m->edge_material, 2 * ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
@@ -65,6 +66,7 @@ static void place_body(dfm_model* m, dfm_state* s, const dfm_state* old, const d
         int32_t p = p0 + i;
         m->mass[p] = b->mass[i];
         m->radius[p] = b->contact_radius;
+        m->drag[p] = b->drag ? b->drag[i] : 0.0f;
         m->environment[p] = b->environment;
         m->particle_color[p] = b->coloring.color[i];
     }

@@ -14,6 +14,7 @@ static dfm_vbd_view make_view(dfm_world* w, float h) {
     memset(&v, 0, sizeof(v));
     v.particle_count = m->particle_count;
     v.mass = m->mass;
+    v.drag = m->drag;
     v.mode = s->mode;
     v.x = s->x;
     v.v = s->v;

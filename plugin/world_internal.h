@@ -21,6 +21,7 @@ typedef struct dfm_body {
     float* mass;               ///< kg per vertex (lumped).
     float* initial_positions;  ///< m; consumed by the first rebuild that places the body, then freed.
     float contact_radius;      ///< m.
+    float* drag;               ///< Linear air drag per vertex in kg/s (NULL = none).
     int32_t triangle_count;
     int32_t* triangles;        ///< 3 per triangle.
     float* tri_dinv;           ///< 4 per triangle (rest D^-1, row-major 2x2).
@@ -51,6 +52,7 @@ typedef struct dfm_model {
     int32_t particle_count;
     float* mass;               ///< kg.
     float* radius;             ///< m, contact radius.
+    float* drag;               ///< kg/s, linear air drag.
     int32_t* environment;      ///< Per particle.
     int32_t tri_count;
     int32_t* tris;             ///< Global indices, 3 each.

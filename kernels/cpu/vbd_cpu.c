@@ -14,6 +14,11 @@
 
 #include "vbd_particle.h"
 
+/// Loops shorter than this run on the calling thread: an OpenMP fork/join (and the spinning
+/// workers it leaves behind on small machines) costs more than it saves below it. Measured on a
+/// 2-core machine: a 256-particle cloth ran 3x slower with every loop forked.
+#define DFM_CPU_PARALLEL_MIN 4096
+
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -27,7 +32,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, int32_t color_count, const in
 #endif
     const int32_t n = view->particle_count;
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
 
@@ -35,14 +40,14 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, int32_t color_count, const in
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (end - begin > 256)
+#pragma omp parallel for num_threads(nt) schedule(static) if (end - begin >= DFM_CPU_PARALLEL_MIN / 4)
 #endif
             for (int32_t k = begin; k < end; ++k)
                 dfm_vbd_solve_particle(view, color_particles[k], dfm_v3_zero(), dfm_m33_zero());
         }
     }
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < n; ++i) dfm_vbd_update_velocity(view, i);
 }

@@ -26,7 +26,7 @@
 /// e1 = normalize(x1 - x0), e2 = n x e1 (n the unit normal of (x1 - x0) x (x2 - x0)); D is upper
 /// triangular with a positive diagonal, so dinv[2] = 0. *area receives the rest area in m^2.
 /// Returns 1 on success. Returns 0 and writes nothing when the triangle is degenerate: area <=
-/// 1e-12 * (longest edge)^2, or any input or output not finite.
+/// 1e-6 * (longest edge)^2 (float rounding of a collinear triangle leaves ~1e-7), or any input or output not finite.
 DFM_HD int dfm_tri_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, float dinv[4], float* area) {
     dfm_v3 d1 = dfm_v3_sub(x1, x0);
     dfm_v3 d2 = dfm_v3_sub(x2, x0);
@@ -35,7 +35,7 @@ DFM_HD int dfm_tri_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, float dinv[4], 
     float cl = dfm_v3_len(dfm_v3_cross(d1, d2)); /* = 2 * area = det D */
     float a = 0.5f * cl;
     if (!isfinite(a) || !isfinite(lmax2)) return 0;
-    if (!(a > 1e-12f * lmax2)) return 0;
+    if (!(a > 1e-6f * lmax2)) return 0;
     float l1 = sqrtf(l1sq);
     /* D = [[l1, d2.e1], [0, d2.e2]] with d2.e2 = cl / l1 and det D = cl. */
     float d01 = dfm_v3_dot(d1, d2) / l1;

@@ -91,7 +91,10 @@ DFM_HD int dfm_vbd_solve_particle(const dfm_vbd_view* v, int32_t i, dfm_v3 f_ext
     float m_h2 = v->mass[i] / (v->h * v->h);
     dfm_v3 d = dfm_v3_load(v->d + 3 * i);
     dfm_v3 f = dfm_v3_add(f_extra, dfm_v3_scale(dfm_v3_sub(dfm_v3_load(v->y + 3 * i), d), m_h2));
-    dfm_m33 H = dfm_m33_add(H_extra, dfm_m33_diag(m_h2));
+    /* Linear air drag -c v with v = d / h (implicit in d). */
+    float c_h = v->drag[i] / v->h;
+    f = dfm_v3_madd(f, d, -c_h);
+    dfm_m33 H = dfm_m33_add(H_extra, dfm_m33_diag(m_h2 + c_h));
     dfm_vbd_accumulate_elements(v, i, &f, &H);
     float s = fmaxf(fabsf(H.m[0][0]), fmaxf(fabsf(H.m[1][1]), fabsf(H.m[2][2])));
     dfm_m33 Hinv;

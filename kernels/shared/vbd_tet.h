@@ -23,7 +23,7 @@
 /// Computes the rest data of a tetrahedron (rest positions x0..x3 in m): dminv receives Dm^-1
 /// row-major (dminv[3*r + c], in 1/m) with Dm = [x1 - x0, x2 - x0, x3 - x0] (edge vectors as
 /// columns), and *volume the rest volume det(Dm)/6 in m^3. Returns 1 for a valid, positively
-/// oriented tet; 0 when flat (|volume| <= 1e-9 * (longest edge)^3) or when anything is not
+/// oriented tet; 0 when flat (|volume| <= 1e-6 * (longest edge)^3) or when anything is not
 /// finite; -1 when inverted (det Dm < 0). Writes nothing unless it returns 1.
 DFM_HD int dfm_tet_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, dfm_v3 x3, float dminv[9], float* volume) {
     dfm_v3 d1 = dfm_v3_sub(x1, x0);
@@ -37,7 +37,7 @@ DFM_HD int dfm_tet_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, dfm_v3 x3, floa
     float vol = det / 6.0f;
     if (!isfinite(vol) || !isfinite(l2)) return 0;
     float l = sqrtf(l2);
-    float tol = 1e-9f * l * l * l;
+    float tol = 1e-6f * l * l * l;
     if (!(fabsf(vol) > tol)) return 0;
     if (vol < 0.0f) return -1;
     dfm_m33 inv = dfm_m33_scale(dfm_m33_transpose(dfm_m33_cofactor(dm)), 1.0f / det);

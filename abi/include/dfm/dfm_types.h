@@ -68,11 +68,13 @@ typedef struct dfm_cloth_def {
     float bend_stiffness;     ///< Bending stiffness in N*m/rad per m of edge (k = value * rest edge length). Default 1e-3.
     float bend_damping;       ///< Bending damping in N*m*s/rad per m of edge. Default 1e-5.
     float contact_radius;     ///< Particle contact radius in m (used by contacts). Default 0.002.
+    float air_drag;           ///< Linear drag against still air in N*s/m^3: each vertex feels
+                              ///< -air_drag * (its lumped area) * v. Damps swinging. Default 0.
 } dfm_cloth_def;
 
 /// Default cloth def.
 #define DFM_CLOTH_DEF_INIT \
-    {(uint32_t)sizeof(dfm_cloth_def), 0, NULL, 0, 0, NULL, 0, NULL, 0.2f, 2000.0f, 2000.0f, 0.01f, 1e-3f, 1e-5f, 0.002f}
+    {(uint32_t)sizeof(dfm_cloth_def), 0, NULL, 0, 0, NULL, 0, NULL, 0.2f, 2000.0f, 2000.0f, 0.01f, 1e-3f, 1e-5f, 0.002f, 0.0f}
 
 /// Returns the default cloth def.
 static inline dfm_cloth_def dfm_cloth_def_default(void) {
