@@ -188,9 +188,10 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
         const int32_t* c = b->triangles + 3 * t;
         if (!dfm_tri_rest_compute(dfm_v3_load(x + 3 * c[0]), dfm_v3_load(x + 3 * c[1]), dfm_v3_load(x + 3 * c[2]),
                                   b->tri_dinv + 4 * t, &b->tri_area[t])) {
+            int32_t c0 = c[0], c1 = c[1], c2 = c[2];
             dfm_body_free(b);
-            return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "triangle %d has zero area (vertices %d, %d, %d)", t, c[0],
-                            c[1], c[2]);
+            return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "triangle %d has zero area (vertices %d, %d, %d)", t, c0,
+                            c1, c2);
         }
     }
     r = fill_masses(w, b, what, d.vertex_masses, d.density, b->triangles, b->tri_area, d.triangle_count, 3);
@@ -264,13 +265,14 @@ dfm_result dfm_world_add_volume(dfm_world* w, const dfm_volume_def* def, dfm_bod
         int ok = dfm_tet_rest_compute(dfm_v3_load(x + 3 * c[0]), dfm_v3_load(x + 3 * c[1]), dfm_v3_load(x + 3 * c[2]),
                                       dfm_v3_load(x + 3 * c[3]), b->tet_dminv + 9 * t, &b->tet_volume[t]);
         if (ok != 1) {
+            int32_t q[4] = {c[0], c[1], c[2], c[3]};
             dfm_body_free(b);
             if (ok < 0)
                 return dfm_fail(w, DFM_ERROR_INVERTED_ELEMENT,
                                 "tet %d is inverted (negative signed volume; swap two corners of %d, %d, %d, %d)", t,
-                                c[0], c[1], c[2], c[3]);
+                                q[0], q[1], q[2], q[3]);
             return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "tet %d is flat (zero volume; vertices %d, %d, %d, %d)", t,
-                            c[0], c[1], c[2], c[3]);
+                            q[0], q[1], q[2], q[3]);
         }
     }
     r = fill_masses(w, b, what, d.vertex_masses, d.density, b->tets, b->tet_volume, d.tet_count, 4);

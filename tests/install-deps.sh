@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what building and testing dfm needs, where missing (Debian/Ubuntu, apt-get).
+# Needs: a C/C++ compiler, cmake >= 3.24, ninja, pkg-config, binutils (nm/readelf).
+set -euo pipefail
+need=()
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v c++ >/dev/null 2>&1 || need+=(g++)
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v nm >/dev/null 2>&1 || need+=(binutils)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+cmake_version=$(cmake --version | head -n 1 | awk '{print $3}')
+if [ "$(printf '%s\n3.24\n' "$cmake_version" | sort -V | head -n 1)" != "3.24" ]; then
+  echo "cmake $cmake_version is too old (need >= 3.24); installing a newer one from PyPI"
+  python3 -m pip install -q 'cmake>=3.24'
+fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the whole dfm test suite on a fresh machine:
+#  1. installs what is missing (tests/install-deps.sh),
+#  2. configures and builds (CUDA parts too when nvcc is present) into build/,
+#  3. runs every CTest (GPU tests skip with code 77 where no GPU is present),
+#  4. builds again with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ and runs
+#     the cpu and abi tests under them (skip with --no-sanitize).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+sanitize=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitize) sanitize=0 ;;
+    *) echo "usage: tests/run-all.sh [--no-sanitize]"; exit 2 ;;
+  esac
+done
+jobs=$(nproc 2>/dev/null || echo 2)
+tests/install-deps.sh
+cmake --preset default
+cmake --build --preset default -j "$jobs"
+ctest --preset default -j "$jobs"
+if [ "$sanitize" = 1 ]; then
+  cmake --preset asan
+  cmake --build --preset asan -j "$jobs"
+  ctest --preset asan -j "$jobs"
+fi
+echo "run-all: all test stages passed"
