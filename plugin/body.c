@@ -26,6 +26,9 @@ void dfm_body_free(dfm_body* b) {
     free(b->tet_dminv);
     free(b->tet_volume);
     dfm_coloring_free(&b->coloring);
+    free(b->surf_particles);
+    free(b->surf_edges);
+    free(b->surf_faces);
     free(b);
 }
 
@@ -220,6 +223,14 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
     if (dfm_coloring_compute(&b->coloring, b->vertex_count, b->triangles, b->triangle_count, b->edges, b->edge_count,
                              NULL, 0) != 0)
         return oom(w, b, what);
+    /* Contact features: every vertex, every unique edge, every triangle. */
+    if (dfm_topology_unique_vertices(b->triangles, b->triangle_count, 3, b->vertex_count, &b->surf_particles,
+                                     &b->surf_particle_count) != 0 ||
+        dfm_topology_unique_edges(b->triangles, b->triangle_count, &b->surf_edges, &b->surf_edge_count) != 0 ||
+        !BODY_ALLOC(b->surf_faces, 3 * b->triangle_count))
+        return oom(w, b, what);
+    memcpy(b->surf_faces, b->triangles, (size_t)b->triangle_count * 3u * sizeof(int32_t));
+    b->surf_face_count = b->triangle_count;
     r = insert_body(w, b, out);
     if (r != DFM_OK) dfm_body_free(b);
     return r;
@@ -281,6 +292,12 @@ dfm_result dfm_world_add_volume(dfm_world* w, const dfm_volume_def* def, dfm_bod
         return r;
     }
     if (dfm_coloring_compute(&b->coloring, b->vertex_count, NULL, 0, NULL, 0, b->tets, b->tet_count) != 0)
+        return oom(w, b, what);
+    /* Contact features: the boundary surface (faces, their edges and vertices). */
+    if (dfm_topology_tet_boundary(b->tets, b->tet_count, x, &b->surf_faces, &b->surf_face_count) != 0 ||
+        dfm_topology_unique_vertices(b->surf_faces, b->surf_face_count, 3, b->vertex_count, &b->surf_particles,
+                                     &b->surf_particle_count) != 0 ||
+        dfm_topology_unique_edges(b->surf_faces, b->surf_face_count, &b->surf_edges, &b->surf_edge_count) != 0)
         return oom(w, b, what);
     r = insert_body(w, b, out);
     if (r != DFM_OK) dfm_body_free(b);

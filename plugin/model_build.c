@@ -14,6 +14,9 @@ void dfm_model_free(dfm_model* m) {
     free(m->radius);
     free(m->drag);
     free(m->environment);
+    free(m->feat_particles);
+    free(m->feat_edges);
+    free(m->feat_faces);
     free(m->tris);
     free(m->tri_dinv);
     free(m->tri_area);
@@ -46,7 +49,8 @@ void dfm_state_free(dfm_state* s) {
 }
 
 static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t ntet) {
-    return ALLOC(m->mass, np) && ALLOC(m->radius, np) && ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) &&
+    return ALLOC(m->feat_particles, m->feat_particle_count) && ALLOC(m->feat_edges, 2 * m->feat_edge_count) &&
+           ALLOC(m->feat_faces, 3 * m->feat_face_count) && ALLOC(m->mass, np) && ALLOC(m->radius, np) && ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) &&
            ALLOC(m->tri_dinv, 4 * nt) && ALLOC(m->tri_area, nt) && ALLOC(m->tri_material, 3 * nt) &&
            ALLOC(m->edges, 4 * ne) && ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) &&
            ALLOC(m->edge_material, 2 * ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
@@ -57,6 +61,13 @@ static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t
 static int state_alloc(dfm_state* s, int32_t np) {
     return ALLOC(s->x, 3 * np) && ALLOC(s->v, 3 * np) && ALLOC(s->x_prev, 3 * np) && ALLOC(s->y, 3 * np) && ALLOC(s->d, 3 * np) &&
            ALLOC(s->mode, np) && ALLOC(s->kin_start, 3 * np) && ALLOC(s->kin_target, 3 * np);
+}
+
+/// Appends one body's contact features (offset to world particle indices) at fp/fe/ff.
+static void place_features(dfm_model* m, const dfm_body* b, int32_t p0, int32_t fp, int32_t fe, int32_t ff) {
+    for (int32_t i = 0; i < b->surf_particle_count; ++i) m->feat_particles[fp + i] = p0 + b->surf_particles[i];
+    for (int32_t i = 0; i < 2 * b->surf_edge_count; ++i) m->feat_edges[2 * fe + i] = p0 + b->surf_edges[i];
+    for (int32_t i = 0; i < 3 * b->surf_face_count; ++i) m->feat_faces[3 * ff + i] = p0 + b->surf_faces[i];
 }
 
 /// Appends one body's elements and particles at the given offsets.
@@ -136,19 +147,30 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
         ntet += b->tet_count;
     }
     dfm_model m;
-    dfm_state s;
     memset(&m, 0, sizeof(m));
+    for (int32_t i = 0; i < w->slot_count; ++i) {
+        const dfm_body* b = w->slots[i].body;
+        if (!b) continue;
+        m.feat_particle_count += b->surf_particle_count;
+        m.feat_edge_count += b->surf_edge_count;
+        m.feat_face_count += b->surf_face_count;
+    }
+    dfm_state s;
     memset(&s, 0, sizeof(s));
     m.particle_count = np;
     m.tri_count = nt;
     m.edge_count = ne;
     m.tet_count = ntet;
     if (!model_alloc(&m, np, nt, ne, ntet) || !state_alloc(&s, np)) goto oom;
-    int32_t p0 = 0, t0 = 0, e0 = 0, k0 = 0;
+    int32_t p0 = 0, t0 = 0, e0 = 0, k0 = 0, fp = 0, fe = 0, ff = 0;
     for (int32_t i = 0; i < w->slot_count; ++i) {
         const dfm_body* b = w->slots[i].body;
         if (!b) continue;
         place_body(&m, &s, &w->state, b, p0, t0, e0, k0);
+        place_features(&m, b, p0, fp, fe, ff);
+        fp += b->surf_particle_count;
+        fe += b->surf_edge_count;
+        ff += b->surf_face_count;
         p0 += b->vertex_count;
         t0 += b->triangle_count;
         e0 += b->edge_count;
@@ -171,6 +193,7 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     w->model = m;
     w->state = s;
     w->dirty = 0;
+    w->contacts.dirty = 1;
     dfm_log(w, DFM_LOG_INFO, "model rebuilt: %d particles, %d triangles, %d bending edges, %d tets, %d colors", np, nt,
             ne, ntet, m.color_count);
     return DFM_OK;

@@ -1,7 +1,10 @@
 /// @file step.c
-/// See step.h.
+/// See step.h. One dfm_world_step = `substeps` advances; each advance moves the shapes from their
+/// previous to their current host state by the advance's fraction of the step.
 #include "step.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vbd_cpu.h"
@@ -15,6 +18,7 @@ static dfm_vbd_view make_view(dfm_world* w, float h) {
     v.particle_count = m->particle_count;
     v.mass = m->mass;
     v.drag = m->drag;
+    v.radius = m->radius;
     v.mode = s->mode;
     v.x = s->x;
     v.v = s->v;
@@ -46,15 +50,124 @@ static dfm_vbd_view make_view(dfm_world* w, float h) {
     return v;
 }
 
-void dfm_step_cpu(dfm_world* w, float dt) {
+/// Fills the contact view of the world's host arrays (shape runtime data is set per advance).
+static dfm_contact_view make_contact_view(dfm_world* w) {
+    dfm_contacts* c = &w->contacts;
+    const dfm_model* m = &w->model;
+    dfm_contact_view v;
+    memset(&v, 0, sizeof(v));
+    v.shape_count = c->shape_count;
+    v.shapes = c->rt;
+    v.feat_particles = m->feat_particles;
+    v.feat_edges = m->feat_edges;
+    v.feat_faces = m->feat_faces;
+    v.cand_particle_count = c->cand_particle_count;
+    v.cand_edge_count = c->cand_edge_count;
+    v.cand_face_count = c->cand_face_count;
+    v.cand_particle = c->cand_particle;
+    v.cand_edge = c->cand_edge;
+    v.cand_face = c->cand_face;
+    v.capacity = c->capacity;
+    v.count = &c->count;
+    v.corners = c->corners;
+    v.bary = c->bary;
+    v.shape = c->shape;
+    v.candidate = c->candidate;
+    v.normal = c->normal;
+    v.body_point = c->body_point;
+    v.radius = c->radius;
+    v.penalty = c->penalty;
+    v.anchor = c->anchor;
+    v.anchor_stamp = c->anchor_stamp;
+    v.head = c->head;
+    v.next = c->next;
+    v.penalty_beta = w->def.contact_penalty_beta;
+    v.penalty_start = w->def.contact_penalty_start;
+    v.flags = w->def.disable_flags;
+    return v;
+}
+
+/// Shape runtime data for the advance covering step fractions [a0, a1].
+static void update_shapes(dfm_world* w, float a0, float a1) {
+    dfm_contacts* c = &w->contacts;
+    for (int32_t k = 0; k < c->shape_count; ++k) {
+        const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        dfm_shape_rt* r = &c->rt[k];
+        r->geom = s->geom;
+        r->local = s->local;
+        r->body_start = dfm_xform_lerp(s->body_prev, s->body_cur, a0);
+        r->body_end = dfm_xform_lerp(s->body_prev, s->body_cur, a1);
+        for (int a = 0; a < 3; ++a) {
+            r->aabb_min[a] = fminf(s->aabb_prev[a], s->aabb_cur[a]);
+            r->aabb_max[a] = fmaxf(s->aabb_prev[3 + a], s->aabb_cur[3 + a]);
+        }
+        r->margin = s->margin;
+        r->gap = s->gap;
+        r->ke = s->ke;
+        r->kd = s->kd;
+        r->mu = s->mu;
+        r->environment = s->environment;
+        r->is_plane = s->type == DFM_SHAPE_PLANE;
+    }
+}
+
+dfm_result dfm_step_cpu(dfm_world* w, float dt) {
+    dfm_result r = dfm_contacts_ensure(w);
+    if (r != DFM_OK) return r;
+    dfm_contacts* c = &w->contacts;
     const int32_t substeps = w->def.substeps;
-    dfm_vbd_view view = make_view(w, dt / (float)substeps);
+    const float h = dt / (float)substeps;
+    dfm_vbd_view view = make_view(w, h);
+    dfm_contact_view cview = make_contact_view(w);
+    int use_contacts = c->shape_count > 0 && c->capacity > 0;
+    double* impulses = NULL;
+    if (use_contacts) {
+        impulses = (double*)calloc((size_t)c->shape_count * 6u + 1u, sizeof(double));
+        if (!impulses) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for reactions");
+    }
+    dfm_cpu_contacts cc;
+    memset(&cc, 0, sizeof(cc));
+    cc.view = &cview;
+    cc.gather = !(w->def.disable_flags & DFM_DISABLE_CONTACT_LISTS);
+    cc.particle_color = w->model.particle_color;
+    cc.acc_f = c->acc_f;
+    cc.acc_H = c->acc_H;
+    cc.shape_impulse = impulses;
+    int64_t dropped = 0;
     for (int32_t s = 0; s < substeps; ++s) {
-        float alpha = (float)(s + 1) / (float)substeps;
-        dfm_cpu_vbd_advance(&view, w->model.color_count, w->model.color_offsets, w->model.color_particles,
-                            w->def.iterations, alpha, w->def.cpu_threads);
+        float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
+        if (use_contacts) {
+            update_shapes(w, a0, a1);
+            cview.advance = ++c->advance;
+        }
+        dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
+                            w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads);
+        if (use_contacts && c->count > c->capacity) dropped += c->count - c->capacity;
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
     size_t n3 = (size_t)w->model.particle_count * 3u;
     memcpy(w->state.kin_start, w->state.kin_target, n3 * sizeof(float));
+    /* Shapes: reactions averaged over the step; the current state becomes the previous one. */
+    for (int32_t k = 0; k < c->shape_count; ++k) {
+        dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        for (int a = 0; a < 6; ++a) s->reaction[a] = impulses ? (float)(impulses[6 * k + a] / dt) : 0.0f;
+        s->body_prev = s->body_cur;
+        memcpy(s->aabb_prev, s->aabb_cur, sizeof(s->aabb_cur));
+    }
+    if (!use_contacts) {
+        c->count = 0;
+        cc.max_penetration = 0.0f;
+    }
+    for (int a = 0; a < 3; ++a) c->particle_force[a] = (float)(cc.particle_impulse[a] / dt);
+    memcpy(c->last_kind_counts, cc.kind_counts, sizeof(cc.kind_counts));
+    c->max_penetration = cc.max_penetration;
+    c->dropped_last_step = dropped;
+    c->dropped_total += dropped;
+    if (dropped > 0)
+        dfm_log(w, DFM_LOG_WARNING,
+                "contact capacity %d exceeded: %lld records dropped this step (%lld in total); raise "
+                "world_def.contact_capacity",
+                c->capacity, (long long)dropped, (long long)c->dropped_total);
+    free(impulses);
+    return DFM_OK;
 }

@@ -5,8 +5,10 @@
 
 #include "world_internal.h"
 
-/// Runs `substeps` VBD advances of dt/substeps on the CPU backend. The model must be current.
-/// Kinematic vertices end at their targets, which then become their start for the next step.
-void dfm_step_cpu(dfm_world* world, float dt);
+/// Runs `substeps` VBD advances of dt/substeps on the CPU backend, with contacts against the
+/// registered shapes. The model must be current. Kinematic vertices end at their targets, which
+/// then become their start for the next step. Fails (changing nothing) only when the contact
+/// buffers cannot be allocated.
+dfm_result dfm_step_cpu(dfm_world* world, float dt);
 
 #endif

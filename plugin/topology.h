@@ -29,6 +29,21 @@ typedef struct dfm_adjacency {
 int dfm_topology_bending_edges(const int32_t* tris, int32_t tri_count, int32_t** out_edges, int32_t* out_count,
                                int32_t* out_nonmanifold);
 
+/// Unique undirected edges (a < b) of a triangle mesh, sorted by (a, b). *out_edges holds 2 ints
+/// per edge (malloc'ed). Returns 0 or -1 on OOM.
+int dfm_topology_unique_edges(const int32_t* tris, int32_t tri_count, int32_t** out_edges, int32_t* out_count);
+
+/// Boundary faces of a tet mesh (faces that belong to exactly one tet), oriented so that their
+/// normal (b - a) x (c - a) points away from the tet, given positions (3 floats per vertex).
+/// *out_faces holds 3 ints per face (malloc'ed), in tet order. Returns 0 or -1 on OOM.
+int dfm_topology_tet_boundary(const int32_t* tets, int32_t tet_count, const float* positions, int32_t** out_faces,
+                              int32_t* out_count);
+
+/// Sorted unique vertices referenced by `count` elements of `corners` vertices each.
+/// *out_vertices is malloc'ed. Returns 0 or -1 on OOM.
+int dfm_topology_unique_vertices(const int32_t* elems, int32_t count, int corners, int32_t vertex_count,
+                                 int32_t** out_vertices, int32_t* out_count);
+
 /// Builds per-vertex adjacency over triangles (3 corners), edges (4 corners, -1 skipped) and
 /// tets (4 corners). Any element array may be NULL with count 0. Returns 0 or -1 on OOM.
 int dfm_adjacency_build(dfm_adjacency* adj, int32_t vertex_count, const int32_t* tris, int32_t tri_count,

@@ -80,6 +80,7 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     }
     w->def.backend = DFM_BACKEND_CPU;
     w->tag = next_world_tag();
+    w->contacts.dirty = 1;
     dfm_log(w, DFM_LOG_INFO, "world created: backend cpu, %d substeps x %d iterations, %d environments",
             full.substeps, full.iterations, full.environment_count);
     *out_world = w;
@@ -91,6 +92,9 @@ void dfm_world_destroy(dfm_world* w) {
     for (int32_t i = 0; i < w->slot_count; ++i)
         if (w->slots[i].body) dfm_body_free(w->slots[i].body);
     free(w->slots);
+    for (int32_t i = 0; i < w->shape_slot_count; ++i) dfm_shape_free(w->shape_slots[i].shape);
+    free(w->shape_slots);
+    dfm_contacts_free(&w->contacts);
     dfm_model_free(&w->model);
     dfm_state_free(&w->state);
     free(w);
@@ -103,7 +107,8 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     if (dt <= 0.0f) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "dt is %g s; must be > 0", (double)dt);
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
-    dfm_step_cpu(w, dt);
+    r = dfm_step_cpu(w, dt);
+    if (r != DFM_OK) return r;
     w->step_count++;
     w->sim_time += (double)dt;
     return DFM_OK;

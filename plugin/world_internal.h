@@ -7,6 +7,7 @@
 #include <dfm/dfm.h>
 
 #include "coloring.h"
+#include "contact_view.h"
 #include "topology.h"
 
 /// Body kinds (match dfm_body_info.kind).
@@ -38,6 +39,12 @@ typedef struct dfm_body {
     float* tet_volume;         ///< m^3 per tet.
     float tet_material[3];     ///< mu, lambda (Pa), damping (Pa*s).
     dfm_coloring coloring;     ///< Body-local particle coloring (computed once at creation).
+    int32_t surf_particle_count;
+    int32_t* surf_particles;   ///< Vertices that can touch shapes (cloth: all; volume: surface).
+    int32_t surf_edge_count;
+    int32_t* surf_edges;       ///< 2 per unique surface edge.
+    int32_t surf_face_count;
+    int32_t* surf_faces;       ///< 3 per surface triangle (cloth triangles; volume boundary faces, outward).
     int32_t first_particle;    ///< Offset in the world-wide arrays, -1 until placed.
 } dfm_body;
 
@@ -54,6 +61,10 @@ typedef struct dfm_model {
     float* radius;             ///< m, contact radius.
     float* drag;               ///< kg/s, linear air drag.
     int32_t* environment;      ///< Per particle.
+    int32_t feat_particle_count, feat_edge_count, feat_face_count;
+    int32_t* feat_particles;   ///< Contact features in world particle indices (see dfm_body.surf_*).
+    int32_t* feat_edges;
+    int32_t* feat_faces;
     int32_t tri_count;
     int32_t* tris;             ///< Global indices, 3 each.
     float* tri_dinv;
@@ -88,6 +99,56 @@ typedef struct dfm_state {
     float* kin_target;         ///< Kinematic: position at step end.
 } dfm_state;
 
+/// A rigid shape registered by the host.
+typedef struct dfm_shape {
+    int32_t type;              ///< dfm_shape_type.
+    int32_t environment;
+    uint64_t host_body;
+    dfm_shape_geom geom;       ///< geom.grid.values points into sdf_values for meshes.
+    float* sdf_values;         ///< Owned mesh SDF grid.
+    float sdf_max_error;       ///< m, measured at bake time.
+    dfm_xform local;           ///< Shape frame in the body frame.
+    float margin, gap, ke, kd, mu;
+    int has_state;             ///< 0 until the host first sets a state.
+    dfm_xform body_prev;       ///< Body pose at the start of the next step.
+    dfm_xform body_cur;        ///< Body pose at the end of the next step (last state set).
+    float aabb_prev[6];        ///< World AABB at the previous state (min xyz, max xyz).
+    float aabb_cur[6];         ///< World AABB at the current state.
+    double impulse[6];         ///< Reaction impulse (N s) and angular impulse (N m s) accumulated in a step.
+    float reaction[6];         ///< Average reaction force and torque of the last step.
+} dfm_shape;
+
+/// A shape slot (generational ids).
+typedef struct dfm_shape_slot {
+    dfm_shape* shape;          ///< NULL when free.
+    uint16_t generation;
+} dfm_shape_slot;
+
+/// Contact pipeline storage (host arrays for the CPU backend), rebuilt when topology or the set
+/// of shapes changes; anchors restart then.
+typedef struct dfm_contacts {
+    int dirty;                 ///< Shapes or bodies changed: candidates must be rebuilt.
+    int32_t shape_count;       ///< Live shapes, in slot order.
+    int32_t* shape_slot;       ///< Slot of each live shape index.
+    dfm_shape_rt* rt;          ///< Per live shape: runtime data for the advance.
+    int32_t cand_particle_count, cand_edge_count, cand_face_count;
+    int32_t *cand_particle, *cand_edge, *cand_face;
+    int32_t capacity;
+    int32_t count;
+    int32_t *corners, *shape, *candidate;
+    float *bary, *normal, *body_point, *radius, *penalty;
+    float* anchor;
+    int32_t* anchor_stamp;
+    int32_t advance;
+    int32_t *head, *next;
+    float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
+    int64_t dropped_last_step, dropped_total;
+    int32_t last_kind_counts[3];
+    float max_penetration;
+    double particle_impulse[3];
+    float particle_force[3];
+} dfm_contacts;
+
 /// The world.
 struct dfm_world {
     dfm_world_def def;         ///< Complete def (defaults filled in).
@@ -99,6 +160,11 @@ struct dfm_world {
     int dirty;                 ///< Topology changed: the model must be rebuilt before use.
     dfm_model model;
     dfm_state state;
+    dfm_shape_slot* shape_slots;
+    int32_t shape_slot_count;
+    int32_t shape_slot_capacity;
+    int32_t shape_count;
+    dfm_contacts contacts;
     int64_t step_count;
     double sim_time;
     char last_error[512];
@@ -135,5 +201,15 @@ void dfm_model_free(dfm_model* model);
 
 /// Frees state arrays.
 void dfm_state_free(dfm_state* state);
+
+/// Rebuilds features, candidate lists and record buffers if bodies or shapes changed.
+/// The model must be current.
+dfm_result dfm_contacts_ensure(dfm_world* world);
+
+/// Frees the contact pipeline arrays.
+void dfm_contacts_free(dfm_contacts* c);
+
+/// Frees a shape record.
+void dfm_shape_free(dfm_shape* shape);
 
 #endif

@@ -23,29 +23,63 @@
 #include <omp.h>
 #endif
 
-void dfm_cpu_vbd_advance(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
-                         const int32_t* color_particles, int32_t iterations, float alpha, int32_t threads) {
+/// Solves the particles [begin, end) of one color, with their contact force/Hessian.
+static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
+                        int32_t begin, int32_t end, int nt) {
+    (void)nt;
 #if defined(_OPENMP)
-    int nt = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for num_threads(nt) schedule(static) if (end - begin >= DFM_CPU_PARALLEL_MIN / 4)
+#endif
+    for (int32_t k = begin; k < end; ++k) {
+        int32_t i = color_particles[k];
+        if (view->mode[i] != 0) continue;
+        dfm_v3 f = dfm_v3_zero();
+        dfm_m33 H = dfm_m33_zero();
+        if (cc && cc->gather) {
+            dfm_contact_gather(cc->view, view->x, view->x_prev, view->h, i, &f, &H);
+        } else if (cc) {
+            f = dfm_v3_load(cc->acc_f + 3 * (size_t)i);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) H.m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
+        }
+        dfm_vbd_solve_particle(view, i, f, H);
+    }
+}
+
+void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
+                         const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
+                         int32_t threads) {
+    int nt = 1;
+#if defined(_OPENMP)
+    nt = threads > 0 ? threads : omp_get_max_threads();
 #else
     (void)threads;
 #endif
     const int32_t n = view->particle_count;
+    if (cc) {
+        dfm_detect_input in;
+        in.x = view->x;
+        in.v = view->v;
+        in.radius = view->radius;
+        in.h = view->h;
+        dfm_cpu_contacts_detect(cc->view, &in);
+        if (cc->gather) dfm_cpu_contacts_build_lists(cc->view, n);
+    }
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
 
     for (int32_t it = 0; it < iterations; ++it) {
+        if (cc && cc->view->penalty_beta > 0.0f) dfm_cpu_contacts_update_penalties(cc->view, view->x, view->x_prev);
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (end - begin >= DFM_CPU_PARALLEL_MIN / 4)
-#endif
-            for (int32_t k = begin; k < end; ++k)
-                dfm_vbd_solve_particle(view, color_particles[k], dfm_v3_zero(), dfm_m33_zero());
+            if (cc && !cc->gather)
+                dfm_cpu_contacts_scatter_color(cc, view->x, view->x_prev, view->h, color_particles, begin, end, c);
+            solve_color(view, cc, color_particles, begin, end, nt);
         }
     }
+    if (cc) dfm_cpu_contacts_finalize(cc, view->x, view->x_prev, view->h);
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif

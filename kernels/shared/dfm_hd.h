@@ -14,4 +14,12 @@
 
 #include <math.h>
 
+#if defined(__CUDA_ARCH__)
+/// Reserves one slot of a counter: returns the old value (atomic on the device).
+#define DFM_COUNTER_BUMP(ptr) atomicAdd((ptr), 1)
+#else
+/// Reserves one slot of a counter: returns the old value (host loops that bump counters are serial).
+#define DFM_COUNTER_BUMP(ptr) ((*(ptr))++)
+#endif
+
 #endif

@@ -11,6 +11,7 @@ typedef struct dfm_vbd_view {
     int32_t particle_count;
     const float* mass;          ///< kg per particle.
     const float* drag;          ///< Linear air drag per particle in kg/s.
+    const float* radius;        ///< Contact radius per particle, m.
     const uint8_t* mode;        ///< dfm_vertex_mode per particle (0 dynamic, 1 pinned, 2 kinematic).
     float* x;                   ///< Current iterate, 3 per particle.
     float* v;                   ///< Velocities, 3 per particle.

@@ -9,5 +9,6 @@
 #include "dfm_world.h"
 #include "dfm_body.h"
 #include "dfm_mesh.h"
+#include "dfm_shape.h"
 
 #endif

@@ -22,6 +22,16 @@ typedef struct dfm_body_id {
 /// The null body id (all zero).
 #define DFM_NULL_BODY_ID {0, 0, 0}
 
+/// Id of a rigid shape registered by the host (same layout and rules as dfm_body_id).
+typedef struct dfm_shape_id {
+    int32_t index1;      ///< Slot index + 1; 0 is the null id.
+    uint16_t generation; ///< Slot generation when the id was issued.
+    uint16_t world_tag;  ///< Tag of the issuing world.
+} dfm_shape_id;
+
+/// The null shape id (all zero).
+#define DFM_NULL_SHAPE_ID {0, 0, 0}
+
 /// True when the id is the null id. Says nothing about whether a non-null id is still alive.
 static inline int dfm_body_id_is_null(dfm_body_id id) { return id.index1 == 0; }
 

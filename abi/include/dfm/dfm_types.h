@@ -38,11 +38,29 @@ typedef struct dfm_world_def {
     dfm_log_fn log_fn;        ///< Receives warnings/errors/info; NULL = silent. Default NULL.
     void* log_user;           ///< Passed to log_fn unchanged. Default NULL.
     int32_t log_level;        ///< Highest dfm_log_level forwarded to log_fn. Default DFM_LOG_WARNING.
+    int32_t contact_capacity; ///< Contact records per advance; 0 = one per candidate pair (cannot
+                              ///< overflow). Records beyond it are dropped and counted. Default 0.
+    uint32_t disable_flags;   ///< DFM_DISABLE_* bits: switch optimizations/features off. Default 0.
+    float contact_penalty_beta;  ///< AVBD penalty ramp per iteration, N/m per m of penetration;
+                                 ///< 0 = penalty fixed at the shape's ke. Default 0.
+    float contact_penalty_start; ///< Initial penalty (N/m) when the ramp is on. Default 1000.
 } dfm_world_def;
+
+/// Switches for dfm_world_def.disable_flags. All optimizations are on by default.
+enum {
+    DFM_DISABLE_SHAPE_SORT = 1u << 0,    ///< Candidate lists in feature order, not sorted by shape.
+    DFM_DISABLE_AABB_CULL = 1u << 1,     ///< No feature-AABB vs shape-AABB early-out.
+    DFM_DISABLE_CONTACT_LISTS = 1u << 2, ///< Legacy per-color scatter instead of per-particle lists.
+    DFM_DISABLE_EDGE_CONTACTS = 1u << 3, ///< No edge-vs-shape contacts (particles and faces only).
+    DFM_DISABLE_FACE_CONTACTS = 1u << 4, ///< No face-vs-shape contacts.
+    DFM_DISABLE_SPLIT_SDF = 1u << 5,     ///< Always evaluate value + gradient together.
+    DFM_DISABLE_FRICTION_ANCHORS = 1u << 6 ///< Smoothed (IPC-style) friction only; creeps at rest.
+};
 
 /// Default world def (positional aggregate so it is valid C and C++).
 #define DFM_WORLD_DEF_INIT \
-    {(uint32_t)sizeof(dfm_world_def), {0.0f, 0.0f, -9.81f}, 4, 10, 1, DFM_BACKEND_AUTO, 0, 0, NULL, NULL, DFM_LOG_WARNING}
+    {(uint32_t)sizeof(dfm_world_def), {0.0f, 0.0f, -9.81f}, 4, 10, 1, DFM_BACKEND_AUTO, 0, 0, NULL, NULL, DFM_LOG_WARNING, \
+     0, 0u, 0.0f, 1000.0f}
 
 /// Returns the default world def with struct_size set by the caller's compiler.
 static inline dfm_world_def dfm_world_def_default(void) {

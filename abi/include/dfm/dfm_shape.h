@@ -1,0 +1,152 @@
+/// @file dfm_shape.h
+/// Rigid shapes of the host engine that deformables collide with, their per-tick state, and the
+/// reactions (two-way coupling) dfm computes on them.
+///
+/// A shape belongs to a host rigid body (`host_body`, any integer the host chooses) and sits at a
+/// fixed local frame in that body. Every tick the host sets each shape's body pose, velocities
+/// and world AABB in one bulk call (dfm_world_set_shape_states), steps the world, then reads the
+/// reactions (dfm_world_get_shape_reactions) and applies them to its dynamic bodies.
+/// Same ownership, threading and error rules as dfm_world.h.
+#ifndef DFM_SHAPE_H
+#define DFM_SHAPE_H
+
+#include "dfm_world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Shape types. Shape-local conventions: capsule, cylinder and cone have their axis on local z
+/// (cone: base at z = -half_height, apex at +half_height); the plane is z = 0 with normal +z.
+typedef enum dfm_shape_type {
+    DFM_SHAPE_SPHERE = 1,   ///< radius.
+    DFM_SHAPE_BOX = 2,      ///< half_extents[0..2].
+    DFM_SHAPE_CAPSULE = 3,  ///< radius, half_height (of the segment between the cap centres).
+    DFM_SHAPE_CYLINDER = 4, ///< radius, half_height.
+    DFM_SHAPE_CONE = 5,     ///< radius (base), half_height.
+    DFM_SHAPE_PLANE = 6,    ///< half_extents[0..1] in x, y; both 0 = infinite plane.
+    DFM_SHAPE_MESH = 7,     ///< Closed triangle mesh (or convex hull) baked into an SDF grid.
+    DFM_SHAPE_TYPE_MAX_ENUM = 0x7FFFFFFF
+} dfm_shape_type;
+
+/// Shape creation parameters.
+typedef struct dfm_shape_def {
+    uint32_t struct_size;      ///< sizeof(dfm_shape_def) as compiled by the caller.
+    int32_t type;              ///< A dfm_shape_type.
+    int32_t environment;       ///< Environment index, or -1 to collide with every environment. Default -1.
+    uint64_t host_body;        ///< The host's rigid body this shape belongs to (reactions are per shape;
+                               ///< torques are about this body's origin). Default 0.
+    float local_position[3];   ///< Shape frame origin in the body frame, m. Default 0.
+    float local_rotation[4];   ///< Shape frame rotation in the body frame, quaternion (x, y, z, w). Default identity.
+    float radius;              ///< m (sphere, capsule, cylinder, cone).
+    float half_height;         ///< m (capsule, cylinder, cone).
+    float half_extents[3];     ///< m (box; plane uses [0], [1]).
+    const float* mesh_vertices;///< Borrowed during the call: 3 floats per vertex, shape frame, m.
+    int32_t mesh_vertex_count;
+    const int32_t* mesh_triangles; ///< Borrowed during the call: 3 indices per triangle, outward (counter-clockwise) winding.
+    int32_t mesh_triangle_count;
+    float sdf_cell_size;       ///< Mesh SDF grid spacing in m; 0 = automatic (about 1/48 of the mesh size). Default 0.
+    float margin;              ///< Contact offset added to the surface (shell thickness), m. Default 0.
+    float gap;                 ///< Extra detection distance beyond contact (speculative), m. Default 0.005.
+    float ke;                  ///< Contact stiffness, N/m. Default 1e4.
+    float kd;                  ///< Contact damping (on approach), N*s/m. Default 10.
+    float mu;                  ///< Coulomb friction coefficient (static = kinetic). Default 0.5.
+} dfm_shape_def;
+
+/// Default shape def (a unit sphere until type and dimensions are set).
+#define DFM_SHAPE_DEF_INIT                                                                                     \
+    {(uint32_t)sizeof(dfm_shape_def), DFM_SHAPE_SPHERE, -1, 0u, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 1.0f}, \
+     0.5f, 0.0f, {0.0f, 0.0f, 0.0f}, NULL, 0, NULL, 0, 0.0f, 0.0f, 0.005f, 1e4f, 10.0f, 0.5f}
+
+/// Returns the default shape def.
+static inline dfm_shape_def dfm_shape_def_default(void) {
+    dfm_shape_def d = DFM_SHAPE_DEF_INIT;
+    return d;
+}
+
+/// Per-tick state of a shape's host body, world frame. If aabb_min[0] > aabb_max[0], dfm computes
+/// the shape's world AABB itself from the pose.
+typedef struct dfm_shape_state {
+    float position[3];         ///< Host body origin, m.
+    float rotation[4];         ///< Host body orientation, unit quaternion (x, y, z, w).
+    float linear_velocity[3];  ///< Velocity of the body origin, m/s.
+    float angular_velocity[3]; ///< rad/s.
+    float aabb_min[3];         ///< World AABB of the shape, m (see above).
+    float aabb_max[3];
+} dfm_shape_state;
+
+/// Facts about a shape (filled by dfm_shape_get_info).
+typedef struct dfm_shape_info {
+    uint32_t struct_size;      ///< sizeof(dfm_shape_info) as compiled by the caller.
+    int32_t type;              ///< dfm_shape_type.
+    int32_t environment;       ///< Environment index or -1.
+    int32_t sdf_dims[3];       ///< Mesh shapes: SDF grid nodes per axis (0 otherwise).
+    float sdf_cell_size;       ///< Mesh shapes: grid spacing, m.
+    float sdf_max_error;       ///< Mesh shapes: largest |grid - exact distance| measured at bake time, m.
+} dfm_shape_info;
+
+/// Contact counters of the last step (filled by dfm_world_get_contact_stats).
+typedef struct dfm_contact_stats {
+    uint32_t struct_size;      ///< sizeof(dfm_contact_stats) as compiled by the caller.
+    int32_t capacity;          ///< Records per advance.
+    int32_t active;            ///< Records written in the last advance.
+    int32_t particle_contacts; ///< ... of which particle records.
+    int32_t edge_contacts;     ///< ... edge records.
+    int32_t face_contacts;     ///< ... face records.
+    int64_t dropped_last_step; ///< Records that did not fit, summed over the last step's advances.
+    int64_t dropped_total;     ///< Since the world was created.
+    int64_t candidate_pairs;   ///< (feature, shape) pairs tested per advance (particle + edge + face).
+    float max_penetration;     ///< Largest penetration (m) at the end of the last step (0 if none).
+    float particle_force[3];   ///< Sum of contact forces on particles, averaged over the last step, N.
+} dfm_contact_stats;
+
+/// Registers a shape. Meshes are checked (closed, consistently oriented) and baked into an SDF
+/// grid here; dfm_shape_get_info reports its resolution and measured error.
+DFM_API dfm_result dfm_world_add_shape(dfm_world* world, const dfm_shape_def* def, dfm_shape_id* out_shape);
+
+/// Removes a shape; its id becomes stale.
+DFM_API dfm_result dfm_world_remove_shape(dfm_world* world, dfm_shape_id shape);
+
+/// Sets the state of `count` shapes: ids[i] (ids `id_stride` bytes apart, 0 = packed) gets
+/// states[i] (`state_stride` bytes apart, 0 = packed). Call once per tick before dfm_world_step;
+/// during the step each shape moves from its previous state to this one. Validates everything
+/// before changing anything.
+DFM_API dfm_result dfm_world_set_shape_states(dfm_world* world, const dfm_shape_id* ids, int32_t id_stride,
+                                              const dfm_shape_state* states, int32_t state_stride, int32_t count);
+
+/// Fills `out` (whose struct_size the caller sets) with facts about the shape.
+DFM_API dfm_result dfm_shape_get_info(dfm_world* world, dfm_shape_id shape, dfm_shape_info* out);
+
+/// Reaction of the deformables on `count` shapes over the last step, averaged over it: force
+/// (N, world frame) and torque (N*m, about the host body's origin as given in the state) written
+/// as 3 floats each, `stride_bytes` apart (0 = packed). Impulse over the step = value * dt.
+/// torques may be NULL.
+DFM_API dfm_result dfm_world_get_shape_reactions(dfm_world* world, const dfm_shape_id* ids, int32_t count,
+                                                 float* forces, float* torques, int32_t stride_bytes);
+
+/// Fills `out` (whose struct_size the caller sets) with the contact counters of the last step.
+DFM_API dfm_result dfm_world_get_contact_stats(dfm_world* world, dfm_contact_stats* out);
+
+/// An empty contact stats struct with struct_size set.
+static inline dfm_contact_stats dfm_contact_stats_init(void) {
+    dfm_contact_stats s;
+    unsigned char* bytes = (unsigned char*)&s;
+    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    s.struct_size = (uint32_t)sizeof(s);
+    return s;
+}
+
+/// An empty shape info struct with struct_size set.
+static inline dfm_shape_info dfm_shape_info_init(void) {
+    dfm_shape_info s;
+    unsigned char* bytes = (unsigned char*)&s;
+    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    s.struct_size = (uint32_t)sizeof(s);
+    return s;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,39 @@
+/// @file contacts_cpu.h
+/// CPU loops of the contact pipeline over the shared per-record functions.
+#ifndef DFM_CONTACTS_CPU_H
+#define DFM_CONTACTS_CPU_H
+
+#include "contact_detect.h"
+#include "contact_response.h"
+
+/// Contact work attached to one CPU advance (NULL in dfm_cpu_vbd_advance = no contacts).
+typedef struct dfm_cpu_contacts {
+    const dfm_contact_view* view;
+    int gather;                   ///< 1: per-particle lists (gather); 0: legacy per-color scatter.
+    const int32_t* particle_color;///< Color of each particle (scatter path).
+    float* acc_f;                 ///< Scatter accumulators: 3 per particle.
+    float* acc_H;                 ///< 9 per particle.
+    double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
+    double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
+    float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
+    int32_t kind_counts[3];       ///< Out: particle, edge, face records of the advance.
+} dfm_cpu_contacts;
+
+/// Detection over all candidates (serial, so records come out in candidate order).
+void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
+
+/// Builds the per-particle contact lists over the active records (once per advance).
+void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count);
+
+/// AVBD penalty ramp over the active records only.
+void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* x, const float* x_prev);
+
+/// Legacy scatter for one color: zeroes the color's accumulators, then every active record adds
+/// w f and w^2 H to its corners of that color.
+void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h,
+                                    const int32_t* color_particles, int32_t begin, int32_t end, int32_t color);
+
+/// End of an advance: reactions on shapes, contact impulse on particles, penetration, anchors.
+void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h);
+
+#endif

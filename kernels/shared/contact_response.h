@@ -1,0 +1,153 @@
+/// @file contact_response.h
+/// Force and Hessian of one contact record at the current iterate, its distribution to the
+/// record's corners, the AVBD penalty ramp and the end-of-advance friction-anchor update.
+///
+/// Force law (contact point x = sum w_i x_i, surface point b = body pose * body_point, normal n
+/// lagged from detection, penetration pen = radius + margin - n.(x - b)):
+/// - normal: f = k pen n, H = k n n^T (k = the record's penalty, ramped by AVBD);
+/// - damping on approach: with D = (x - x_prev) - (b - b_prev), if n.D < 0:
+///   f -= (kd/h)(n.D) n, H += (kd/h) n n^T;
+/// - friction (static, holds at rest): a tangential spring of stiffness k toward an anchor fixed
+///   in the host body frame, capped by the Coulomb limit mu k pen; beyond it the force is
+///   mu k pen along the slip and the anchor is dragged at the end of the advance (see
+///   docs/friction.md). With the anchors switched off: IPC-style smoothed Coulomb friction on D.
+/// Corners receive w_i f and w_i^2 H.
+#ifndef DFM_CONTACT_RESPONSE_H
+#define DFM_CONTACT_RESPONSE_H
+
+#include "contact_view.h"
+#include "mat33.h"
+
+/// Velocity (m/s) below which smoothed (anchor-free) friction ramps down: eps = this * h.
+#define DFM_FRICTION_SMOOTH_SPEED 0.01f
+
+/// Geometry of a record at the current iterate.
+typedef struct dfm_contact_geom {
+    dfm_v3 x;        ///< Contact point on the deformable, world.
+    dfm_v3 x_prev;   ///< Same at the start of the advance.
+    dfm_v3 b;        ///< Surface point, world, end of advance.
+    dfm_v3 b_prev;   ///< Surface point, world, start of advance.
+    dfm_v3 n;        ///< Normal (world, from detection).
+    float pen;       ///< Penetration, m (> 0 in contact).
+} dfm_contact_geom;
+
+/// Evaluates the record's geometry from positions x and x_prev (3 floats per particle).
+DFM_HD dfm_contact_geom dfm_contact_geometry(const dfm_contact_view* c, const float* x, const float* x_prev, int32_t k) {
+    dfm_contact_geom g;
+    g.x = dfm_v3_zero();
+    g.x_prev = dfm_v3_zero();
+    for (int j = 0; j < 3; ++j) {
+        int32_t p = c->corners[3 * k + j];
+        if (p < 0) continue;
+        float w = c->bary[3 * k + j];
+        g.x = dfm_v3_madd(g.x, dfm_v3_load(x + 3 * p), w);
+        g.x_prev = dfm_v3_madd(g.x_prev, dfm_v3_load(x_prev + 3 * p), w);
+    }
+    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    dfm_v3 bp = dfm_v3_load(c->body_point + 3 * k);
+    g.b = dfm_xform_point(s->body_end, bp);
+    g.b_prev = dfm_xform_point(s->body_start, bp);
+    g.n = dfm_v3_load(c->normal + 3 * k);
+    g.pen = c->radius[k] + s->margin - dfm_v3_dot(g.n, dfm_v3_sub(g.x, g.b));
+    return g;
+}
+
+/// Tangential displacement of the contact point from its friction anchor (world).
+DFM_HD dfm_v3 dfm_contact_anchor_offset(const dfm_contact_view* c, const dfm_contact_geom* g, int32_t k) {
+    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    dfm_v3 a = dfm_xform_point(s->body_end, dfm_v3_load(c->anchor + 3 * c->candidate[k]));
+    dfm_v3 d = dfm_v3_sub(g->x, a);
+    return dfm_v3_madd(d, g->n, -dfm_v3_dot(d, g->n));
+}
+
+/// Force on the contact point and its 3x3 Hessian for record k (zero when separated).
+DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* x, const float* x_prev, float h,
+                                    int32_t k, dfm_v3* f_out, dfm_m33* H_out) {
+    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+    dfm_v3 f = dfm_v3_zero();
+    dfm_m33 H = dfm_m33_zero();
+    if (g.pen > 0.0f) {
+        const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+        float kp = c->penalty[k];
+        float fn = kp * g.pen;
+        f = dfm_v3_scale(g.n, fn);
+        H = dfm_m33_add_outer(H, g.n, g.n, kp);
+        dfm_v3 D = dfm_v3_sub(dfm_v3_sub(g.x, g.x_prev), dfm_v3_sub(g.b, g.b_prev));
+        float dn = dfm_v3_dot(g.n, D);
+        if (dn < 0.0f && s->kd > 0.0f) {
+            f = dfm_v3_madd(f, g.n, -(s->kd / h) * dn);
+            H = dfm_m33_add_outer(H, g.n, g.n, s->kd / h);
+        }
+        if (s->mu > 0.0f) {
+            dfm_m33 P = dfm_m33_add_outer(dfm_m33_diag(1.0f), g.n, g.n, -1.0f); /* tangent projector */
+            float limit = s->mu * fn;
+            if (!(c->flags & DFM_DISABLE_FRICTION_ANCHORS)) {
+                dfm_v3 u = dfm_contact_anchor_offset(c, &g, k);
+                float ul = dfm_v3_len(u);
+                if (kp * ul <= limit) {
+                    f = dfm_v3_madd(f, u, -kp);
+                    H = dfm_m33_add(H, dfm_m33_scale(P, kp));
+                } else {
+                    f = dfm_v3_madd(f, u, -limit / ul);
+                    H = dfm_m33_add(H, dfm_m33_scale(P, limit / ul));
+                }
+            } else {
+                dfm_v3 u = dfm_v3_madd(D, g.n, -dn);
+                float ul = dfm_v3_len(u), eps = DFM_FRICTION_SMOOTH_SPEED * h;
+                float phi = ul > eps ? 1.0f / ul : (2.0f - ul / eps) / eps;
+                f = dfm_v3_madd(f, u, -limit * phi);
+                H = dfm_m33_add(H, dfm_m33_scale(P, limit * phi));
+            }
+        }
+    }
+    *f_out = f;
+    *H_out = H;
+}
+
+/// AVBD penalty ramp of record k at the current iterate: k <- min(k + beta max(0, pen), ke).
+DFM_HD void dfm_contact_update_penalty(const dfm_contact_view* c, const float* x, const float* x_prev, int32_t k) {
+    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+    float ke = c->shapes[c->shape[k]].ke;
+    c->penalty[k] = fminf(c->penalty[k] + c->penalty_beta * fmaxf(g.pen, 0.0f), ke);
+}
+
+/// Contact force and Hessian on particle i from all records in its list (gather path).
+DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* x, const float* x_prev, float h, int32_t i,
+                               dfm_v3* f, dfm_m33* H) {
+    dfm_v3 fs = dfm_v3_zero();
+    dfm_m33 Hs = dfm_m33_zero();
+    for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
+        int32_t k = node / 3, corner = node - 3 * k;
+        float w = c->bary[3 * k + corner];
+        dfm_v3 fp;
+        dfm_m33 Hp;
+        dfm_contact_point_force(c, x, x_prev, h, k, &fp, &Hp);
+        fs = dfm_v3_madd(fs, fp, w);
+        Hs = dfm_m33_add(Hs, dfm_m33_scale(Hp, w * w));
+    }
+    *f = fs;
+    *H = Hs;
+}
+
+/// End of an advance for record k: new contacts anchor where they are, slipping contacts drag
+/// their anchor to the Coulomb limit, separated ones re-anchor at the current point.
+DFM_HD void dfm_contact_update_anchor(const dfm_contact_view* c, const float* x, const float* x_prev, int32_t k) {
+    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    int32_t cand = c->candidate[k];
+    dfm_v3 a_world;
+    if (g.pen <= 0.0f) {
+        a_world = g.x;
+    } else {
+        dfm_v3 u = dfm_contact_anchor_offset(c, &g, k);
+        float ul = dfm_v3_len(u), reach = s->mu * g.pen; /* |u| at the Coulomb limit: mu k pen / k */
+        dfm_v3 a_now = dfm_v3_sub(g.x, u);
+        a_world = ul > reach ? dfm_v3_madd(a_now, u, (ul - reach) / ul) : a_now;
+        /* keep the anchor's normal offset: only its tangential position matters */
+        a_world = dfm_v3_madd(a_world, g.n, dfm_v3_dot(g.n, dfm_v3_sub(g.x, a_world)));
+    }
+    dfm_v3_store(dfm_xform_point_inv(s->body_end, a_world), c->anchor + 3 * cand);
+    c->anchor_stamp[cand] = c->advance;
+}
+
+#endif

@@ -1,0 +1,192 @@
+/// @file contacts_build.c
+/// Builds, on the host and only when bodies or shapes change, the contact pipeline's flat arrays:
+/// the live-shape table, the world-compatible (feature, shape) candidate lists — a feature of
+/// environment e meets shapes of e and of -1; a feature of -1 meets all — stably sorted by shape
+/// (seed 000 section 2; DFM_DISABLE_SHAPE_SORT keeps feature order), the record buffers sized to
+/// the capacity, per-candidate friction anchors and per-particle list heads.
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+#define CALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
+
+void dfm_contacts_free(dfm_contacts* c) {
+    free(c->shape_slot);
+    free(c->rt);
+    free(c->cand_particle);
+    free(c->cand_edge);
+    free(c->cand_face);
+    free(c->corners);
+    free(c->shape);
+    free(c->candidate);
+    free(c->bary);
+    free(c->normal);
+    free(c->body_point);
+    free(c->radius);
+    free(c->penalty);
+    free(c->anchor);
+    free(c->anchor_stamp);
+    free(c->head);
+    free(c->next);
+    free(c->acc_f);
+    free(c->acc_H);
+    int64_t dropped_total = c->dropped_total;
+    memset(c, 0, sizeof(*c));
+    c->dropped_total = dropped_total;
+}
+
+/// Shapes grouped by environment: shared shapes (-1) and, per environment, its own shapes.
+typedef struct env_shapes {
+    int32_t* offsets; /* environment_count + 1 */
+    int32_t* items;   /* shape indices of environment e */
+    int32_t shared_count;
+    int32_t* shared;
+} env_shapes;
+
+/// Counts or writes the candidates of `n` features whose environments are `env_of(f)`.
+static int64_t emit(const env_shapes* es, int32_t total_shapes, const int32_t* feat_env, int32_t n, int32_t* out) {
+    int64_t k = 0;
+    for (int32_t f = 0; f < n; ++f) {
+        int32_t e = feat_env[f];
+        if (e < 0) {
+            for (int32_t s = 0; s < total_shapes; ++s, ++k)
+                if (out) {
+                out[2 * k] = f;
+                out[2 * k + 1] = s;
+            }
+            continue;
+        }
+        /* merge shared and own shapes in ascending shape order */
+        int32_t i = 0, j = es->offsets[e], jend = es->offsets[e + 1];
+        while (i < es->shared_count || j < jend) {
+            int32_t s;
+            if (j >= jend || (i < es->shared_count && es->shared[i] < es->items[j])) s = es->shared[i++];
+            else s = es->items[j++];
+            if (out) {
+                out[2 * k] = f;
+                out[2 * k + 1] = s;
+            }
+            ++k;
+        }
+    }
+    return k;
+}
+
+/// Stable counting sort of (feature, shape) pairs by shape.
+static int sort_by_shape(int32_t* pairs, int32_t n, int32_t shapes) {
+    int32_t* off = calloc((size_t)shapes + 1u, sizeof(int32_t));
+    int32_t* tmp = malloc((size_t)n * 2u * sizeof(int32_t) + 1);
+    if (!off || !tmp) {
+        free(off);
+        free(tmp);
+        return -1;
+    }
+    for (int32_t i = 0; i < n; ++i) off[pairs[2 * i + 1] + 1]++;
+    for (int32_t s = 0; s < shapes; ++s) off[s + 1] += off[s];
+    for (int32_t i = 0; i < n; ++i) {
+        int32_t d = off[pairs[2 * i + 1]]++;
+        tmp[2 * d] = pairs[2 * i];
+        tmp[2 * d + 1] = pairs[2 * i + 1];
+    }
+    memcpy(pairs, tmp, (size_t)n * 2u * sizeof(int32_t));
+    free(off);
+    free(tmp);
+    return 0;
+}
+
+/// Builds one candidate list for features whose environment is feat_env[f].
+static dfm_result build_list(dfm_world* w, const env_shapes* es, const int32_t* feat_env, int32_t n, int32_t** out,
+                             int32_t* out_count, const char* kind) {
+    int64_t count = emit(es, w->contacts.shape_count, feat_env, n, NULL);
+    if (count > INT32_MAX / 3)
+        return dfm_fail(w, DFM_ERROR_CAPACITY, "%lld %s candidate pairs exceed the 32-bit index space", (long long)count,
+                        kind);
+    if (!CALLOC(*out, 2 * count)) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory for %s candidates", kind);
+    emit(es, w->contacts.shape_count, feat_env, n, *out);
+    *out_count = (int32_t)count;
+    if (!(w->def.disable_flags & DFM_DISABLE_SHAPE_SORT) && sort_by_shape(*out, (int32_t)count, w->contacts.shape_count) != 0)
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory sorting %s candidates", kind);
+    return DFM_OK;
+}
+
+dfm_result dfm_contacts_ensure(dfm_world* w) {
+    dfm_contacts* c = &w->contacts;
+    if (!c->dirty) return DFM_OK;
+    dfm_contacts_free(c);
+    const dfm_model* m = &w->model;
+    int32_t ns = w->shape_count, ne = w->def.environment_count;
+    dfm_result r = DFM_OK;
+    env_shapes es;
+    memset(&es, 0, sizeof(es));
+    int32_t *env_p = NULL, *env_e = NULL, *env_f = NULL;
+    c->shape_count = ns;
+    if (!CALLOC(c->shape_slot, ns) || !CALLOC(c->rt, ns) || !CALLOC(es.offsets, ne + 1) || !CALLOC(es.items, ns) ||
+        !CALLOC(es.shared, ns) || !CALLOC(env_p, m->feat_particle_count) || !CALLOC(env_e, m->feat_edge_count) ||
+        !CALLOC(env_f, m->feat_face_count)) {
+        r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building contact candidates");
+        goto done;
+    }
+    for (int32_t i = 0, k = 0; i < w->shape_slot_count; ++i)
+        if (w->shape_slots[i].shape) c->shape_slot[k++] = i;
+    for (int32_t k = 0; k < ns; ++k) {
+        const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        if (s->environment < 0) es.shared[es.shared_count++] = k;
+        else es.offsets[s->environment + 1]++;
+    }
+    for (int32_t e = 0; e < ne; ++e) es.offsets[e + 1] += es.offsets[e];
+    {
+        int32_t* fill = calloc((size_t)ne + 1u, sizeof(int32_t));
+        if (!fill) {
+            r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building contact candidates");
+            goto done;
+        }
+        memcpy(fill, es.offsets, (size_t)ne * sizeof(int32_t));
+        for (int32_t k = 0; k < ns; ++k) {
+            const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+            if (s->environment >= 0) es.items[fill[s->environment]++] = k;
+        }
+        free(fill);
+    }
+    for (int32_t f = 0; f < m->feat_particle_count; ++f) env_p[f] = m->environment[m->feat_particles[f]];
+    for (int32_t f = 0; f < m->feat_edge_count; ++f) env_e[f] = m->environment[m->feat_edges[2 * f]];
+    for (int32_t f = 0; f < m->feat_face_count; ++f) env_f[f] = m->environment[m->feat_faces[3 * f]];
+    r = build_list(w, &es, env_p, m->feat_particle_count, &c->cand_particle, &c->cand_particle_count, "particle");
+    if (r == DFM_OK && !(w->def.disable_flags & DFM_DISABLE_EDGE_CONTACTS))
+        r = build_list(w, &es, env_e, m->feat_edge_count, &c->cand_edge, &c->cand_edge_count, "edge");
+    if (r == DFM_OK && !(w->def.disable_flags & DFM_DISABLE_FACE_CONTACTS))
+        r = build_list(w, &es, env_f, m->feat_face_count, &c->cand_face, &c->cand_face_count, "face");
+    if (r != DFM_OK) goto done;
+    {
+        int64_t total = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
+        int32_t cap = w->def.contact_capacity > 0 ? w->def.contact_capacity : (int32_t)total;
+        int32_t np = m->particle_count;
+        c->capacity = cap;
+        if (!CALLOC(c->corners, 3 * (int64_t)cap) || !CALLOC(c->shape, cap) || !CALLOC(c->candidate, cap) ||
+            !CALLOC(c->bary, 3 * (int64_t)cap) || !CALLOC(c->normal, 3 * (int64_t)cap) ||
+            !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->penalty, cap) ||
+            !CALLOC(c->anchor, 3 * total) || !CALLOC(c->anchor_stamp, total) || !CALLOC(c->head, np) ||
+            !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np)) {
+            r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
+            goto done;
+        }
+        for (int64_t i = 0; i < total; ++i) c->anchor_stamp[i] = -2; /* no anchor alive */
+        c->advance = 0;
+        dfm_log(w, DFM_LOG_INFO, "contact candidates: %d particle, %d edge, %d face pairs over %d shapes; capacity %d",
+                c->cand_particle_count, c->cand_edge_count, c->cand_face_count, ns, cap);
+    }
+done:
+    free(es.offsets);
+    free(es.items);
+    free(es.shared);
+    free(env_p);
+    free(env_e);
+    free(env_f);
+    if (r != DFM_OK) {
+        dfm_contacts_free(c);
+        c->dirty = 1;
+        return r;
+    }
+    c->dirty = 0;
+    return DFM_OK;
+}
