@@ -3,7 +3,7 @@
 /// the live-shape table, the world-compatible (feature, shape) candidate lists — a feature of
 /// environment e meets shapes of e and of -1; a feature of -1 meets all — stably sorted by shape
 /// (seed 000 section 2; DFM_DISABLE_SHAPE_SORT keeps feature order), the record buffers sized to
-/// the capacity, per-candidate friction anchors and per-particle list heads.
+/// the capacity and per-particle list heads.
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,12 +25,11 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->body_point);
     free(c->radius);
     free(c->penalty);
-    free(c->anchor);
-    free(c->anchor_stamp);
     free(c->head);
     free(c->next);
     free(c->acc_f);
     free(c->acc_H);
+    free(c->guess_normal);
     int64_t dropped_total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;
@@ -165,13 +164,12 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         if (!CALLOC(c->corners, 3 * (int64_t)cap) || !CALLOC(c->shape, cap) || !CALLOC(c->candidate, cap) ||
             !CALLOC(c->bary, 3 * (int64_t)cap) || !CALLOC(c->normal, 3 * (int64_t)cap) ||
             !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->penalty, cap) ||
-            !CALLOC(c->anchor, 3 * total) || !CALLOC(c->anchor_stamp, total) || !CALLOC(c->head, np) ||
-            !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np)) {
+            !CALLOC(c->head, np) ||
+            !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
+            !CALLOC(c->guess_normal, 3 * (int64_t)np)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }
-        for (int64_t i = 0; i < total; ++i) c->anchor_stamp[i] = -2; /* no anchor alive */
-        c->advance = 0;
         dfm_log(w, DFM_LOG_INFO, "contact candidates: %d particle, %d edge, %d face pairs over %d shapes; capacity %d",
                 c->cand_particle_count, c->cand_edge_count, c->cand_face_count, ns, cap);
     }

@@ -6,8 +6,9 @@
 ///
 /// What the values are:
 /// - Nodes within `band` of the surface hold the exact distance to the triangle set (each
-///   triangle visits only the nodes of its AABB grown by the band, so the cost is about
-///   triangles x band^3 cells, not nodes x triangles).
+///   triangle visits only the nodes of its AABB grown by the band, and in each row of those only
+///   the span inside its band slab and bounding ball, so the cost is about triangles x band^3
+///   cells, not nodes x triangles).
 /// - Nodes farther away hold +band or -band (clamped). Trilinear samples stay exact to the
 ///   interpolation error wherever all eight corners of the sampled cell are within the band,
 ///   i.e. for |distance| <= band - sqrt(3) cell; farther out the sample under-estimates the
@@ -60,12 +61,16 @@ typedef struct dfm_mesh_sdf {
 /// 2 cells when smaller. The grid is centred on the AABB. band = max(3 cells, margin).
 /// max_nodes: the most grid nodes allowed (<= 0: no limit other than 2^31 - 1).
 ///
-/// max_error_estimate is measured after baking: at the centre of every cell whose eight corners
-/// and centre lie within the band, the trilinear sample (dfm_sdf_grid_sample) is compared with
-/// the exact signed distance computed by the same closest-point and winding code. It is the
-/// figure to report to users ("grid 48x48x48, max error X m"); near sharp edges and corners the
-/// interpolation error is of order cell/4 (up to 3/8 cell at a 90-degree corner), on smooth
-/// parts of order cell^2 x curvature.
+/// max_error_estimate is measured after baking, as the max |trilinear sample (dfm_sdf_grid_sample)
+/// - exact signed distance| over two fixed probe sets: the centre of every cell whose eight
+/// corners and centre lie within the band (exact value from the same closest-point and winding
+/// code), and the surface itself (exact value 0): every vertex and points at most half a cell
+/// apart along every edge, where sharp features put the largest errors. It is the figure to
+/// report to users ("grid 48x48x48, max error X m"). Expect about 0.5 cell on meshes with
+/// 90-degree corners (the worst case over alignments at such a corner is 0.506 cell, 0.32 cell
+/// at such an edge; never more than sqrt(3)/2 cell since distance is 1-Lipschitz), about
+/// 3/8 cell x (angle between adjacent normals, rad) on finely tessellated smooth shapes. It is an
+/// estimate: points between probes can be slightly worse.
 ///
 /// Note: the distance is to the whole triangle set, so shells that overlap (a union modelled as
 /// two intersecting closed boxes) keep their buried faces as zero level sets inside the solid;

@@ -58,6 +58,7 @@ static dfm_contact_view make_contact_view(dfm_world* w) {
     memset(&v, 0, sizeof(v));
     v.shape_count = c->shape_count;
     v.shapes = c->rt;
+    v.particle_mass = m->mass;
     v.feat_particles = m->feat_particles;
     v.feat_edges = m->feat_edges;
     v.feat_faces = m->feat_faces;
@@ -77,8 +78,6 @@ static dfm_contact_view make_contact_view(dfm_world* w) {
     v.body_point = c->body_point;
     v.radius = c->radius;
     v.penalty = c->penalty;
-    v.anchor = c->anchor;
-    v.anchor_stamp = c->anchor_stamp;
     v.head = c->head;
     v.next = c->next;
     v.penalty_beta = w->def.contact_penalty_beta;
@@ -132,14 +131,12 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.particle_color = w->model.particle_color;
     cc.acc_f = c->acc_f;
     cc.acc_H = c->acc_H;
+    cc.guess_normal = c->guess_normal;
     cc.shape_impulse = impulses;
     int64_t dropped = 0;
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
-        if (use_contacts) {
-            update_shapes(w, a0, a1);
-            cview.advance = ++c->advance;
-        }
+        if (use_contacts) update_shapes(w, a0, a1);
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads);
         if (use_contacts && c->count > c->capacity) dropped += c->count - c->capacity;

@@ -91,6 +91,7 @@ typedef struct dfm_model {
 typedef struct dfm_state {
     float* x;                  ///< Positions, 3 per particle (m).
     float* v;                  ///< Velocities (m/s).
+
     float* x_prev;             ///< Positions at the start of the advance.
     float* d;                  ///< Displacement of the iterate from x_prev within an advance.
     float* y;                  ///< Inertia displacement targets.
@@ -137,11 +138,9 @@ typedef struct dfm_contacts {
     int32_t count;
     int32_t *corners, *shape, *candidate;
     float *bary, *normal, *body_point, *radius, *penalty;
-    float* anchor;
-    int32_t* anchor_stamp;
-    int32_t advance;
     int32_t *head, *next;
     float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
+    float* guess_normal;       ///< Initial-guess contact normal per particle (3 each).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;

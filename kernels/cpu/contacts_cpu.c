@@ -25,6 +25,17 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
     for (int32_t k = 0; k < c->cand_face_count; ++k) dfm_detect_face(c, in, k);
 }
 
+void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal) {
+    memset(guess_normal, 0, (size_t)particle_count * 3u * sizeof(float));
+    int32_t n = active_count(c);
+    for (int32_t k = 0; k < n; ++k)
+        for (int j = 0; j < 3; ++j) {
+            int32_t p = c->corners[3 * k + j];
+            if (p >= 0 && c->bary[3 * k + j] >= 0.5f)
+                memcpy(guess_normal + 3 * (size_t)p, c->normal + 3 * (size_t)k, 3 * sizeof(float));
+        }
+}
+
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count) {
     for (int32_t i = 0; i < particle_count; ++i) c->head[i] = -1;
     int32_t n = active_count(c);
@@ -77,6 +88,29 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* x, 
     }
 }
 
+void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, const float* x_prev,
+                               float h) {
+    const dfm_contact_view* c = cc->view;
+    if (c->flags & DFM_DISABLE_STATIC_FRICTION) return;
+    int32_t n = active_count(c);
+    for (int32_t k = 0; k < n; ++k) {
+        dfm_v3 j = dfm_contact_friction_project(c, mode, x, d, x_prev, h, k);
+        double* imp = cc->shape_impulse + 6 * (size_t)c->shape[k];
+        const dfm_shape_rt* sh = &c->shapes[c->shape[k]];
+        dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+        dfm_v3 tr = dfm_v3_cross(dfm_v3_sub(g.b, sh->body_end.t), dfm_v3_neg(j));
+        imp[0] -= j.x;
+        imp[1] -= j.y;
+        imp[2] -= j.z;
+        imp[3] += tr.x;
+        imp[4] += tr.y;
+        imp[5] += tr.z;
+        cc->particle_impulse[0] += j.x;
+        cc->particle_impulse[1] += j.y;
+        cc->particle_impulse[2] += j.z;
+    }
+}
+
 void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h) {
     const dfm_contact_view* c = cc->view;
     int32_t n = active_count(c);
@@ -111,6 +145,5 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const float* x, const float
         imp[3] += (double)tr.x * h;
         imp[4] += (double)tr.y * h;
         imp[5] += (double)tr.z * h;
-        if (!(c->flags & DFM_DISABLE_FRICTION_ANCHORS)) dfm_contact_update_anchor(c, x, x_prev, k);
     }
 }

@@ -13,6 +13,7 @@ typedef struct dfm_cpu_contacts {
     const int32_t* particle_color;///< Color of each particle (scatter path).
     float* acc_f;                 ///< Scatter accumulators: 3 per particle.
     float* acc_H;                 ///< 9 per particle.
+    float* guess_normal;          ///< 3 per particle: contact normal for the initial guess (written by detection).
     double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
     double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
     float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
@@ -21,6 +22,10 @@ typedef struct dfm_cpu_contacts {
 
 /// Detection over all candidates (serial, so records come out in candidate order).
 void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
+
+/// Writes, for every particle that is a corner of a record with weight >= 1/2, that record's
+/// normal (others get 0): the initial-guess hint of dfm_vbd_predict.
+void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal);
 
 /// Builds the per-particle contact lists over the active records (once per advance).
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count);
@@ -33,7 +38,12 @@ void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* x
 void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h,
                                     const int32_t* color_particles, int32_t begin, int32_t end, int32_t color);
 
-/// End of an advance: reactions on shapes, contact impulse on particles, penetration, anchors.
+/// Coulomb friction projection over the active records, in record order (after the iterations,
+/// before finalize); adds the friction impulses to the shape reactions and particle totals.
+void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, const float* x_prev,
+                               float h);
+
+/// End of an advance: reactions on shapes, contact impulse on particles, penetration.
 void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h);
 
 #endif

@@ -70,9 +70,6 @@ DFM_HD void dfm_detect_hit(const dfm_contact_view* c, const dfm_shape_rt* s, int
     dfm_v3 surf_shape = dfm_v3_madd(q, gl, -phi);
     dfm_v3 body_point = dfm_xform_point(s->local, surf_shape);
     dfm_v3 n_world = dfm_quat_rotate(pose.q, gl);
-    /* A contact that was not alive in the previous advance anchors its friction at the feature
-     * point where it was found (host body frame, so the anchor rides with the body). */
-    if (c->anchor_stamp[cand] != c->advance - 1) dfm_v3_store(dfm_xform_point(s->local, q), c->anchor + 3 * cand);
     dfm_contact_emit(c, cand, shape, c0, c1, c2, w0, w1, w2, n_world, body_point, radius);
 }
 

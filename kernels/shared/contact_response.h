@@ -7,10 +7,12 @@
 /// - normal: f = k pen n, H = k n n^T (k = the record's penalty, ramped by AVBD);
 /// - damping on approach: with D = (x - x_prev) - (b - b_prev), if n.D < 0:
 ///   f -= (kd/h)(n.D) n, H += (kd/h) n n^T;
-/// - friction (static, holds at rest): a tangential spring of stiffness k toward an anchor fixed
-///   in the host body frame, capped by the Coulomb limit mu k pen; beyond it the force is
-///   mu k pen along the slip and the anchor is dragged at the end of the advance (see
-///   docs/friction.md). With the anchors switched off: IPC-style smoothed Coulomb friction on D.
+/// - friction, by default, is not a force inside the solve but a Coulomb projection after the
+///   iterations (dfm_contact_friction_project): the contact point's tangential motion relative to
+///   the shape over the advance is cancelled when the friction impulse mu |f_n| h can do it
+///   (static: no creep at rest), else reduced by that impulse (kinetic). See docs/friction.md.
+///   With DFM_DISABLE_STATIC_FRICTION the solve uses IPC-style smoothed friction on D instead,
+///   which creeps at rest.
 /// Corners receive w_i f and w_i^2 H.
 #ifndef DFM_CONTACT_RESPONSE_H
 #define DFM_CONTACT_RESPONSE_H
@@ -52,14 +54,6 @@ DFM_HD dfm_contact_geom dfm_contact_geometry(const dfm_contact_view* c, const fl
     return g;
 }
 
-/// Tangential displacement of the contact point from its friction anchor (world).
-DFM_HD dfm_v3 dfm_contact_anchor_offset(const dfm_contact_view* c, const dfm_contact_geom* g, int32_t k) {
-    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
-    dfm_v3 a = dfm_xform_point(s->body_end, dfm_v3_load(c->anchor + 3 * c->candidate[k]));
-    dfm_v3 d = dfm_v3_sub(g->x, a);
-    return dfm_v3_madd(d, g->n, -dfm_v3_dot(d, g->n));
-}
-
 /// Force on the contact point and its 3x3 Hessian for record k (zero when separated).
 DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* x, const float* x_prev, float h,
                                     int32_t k, dfm_v3* f_out, dfm_m33* H_out) {
@@ -78,26 +72,14 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* x, c
             f = dfm_v3_madd(f, g.n, -(s->kd / h) * dn);
             H = dfm_m33_add_outer(H, g.n, g.n, s->kd / h);
         }
-        if (s->mu > 0.0f) {
+        if (s->mu > 0.0f && (c->flags & DFM_DISABLE_STATIC_FRICTION)) {
             dfm_m33 P = dfm_m33_add_outer(dfm_m33_diag(1.0f), g.n, g.n, -1.0f); /* tangent projector */
             float limit = s->mu * fn;
-            if (!(c->flags & DFM_DISABLE_FRICTION_ANCHORS)) {
-                dfm_v3 u = dfm_contact_anchor_offset(c, &g, k);
-                float ul = dfm_v3_len(u);
-                if (kp * ul <= limit) {
-                    f = dfm_v3_madd(f, u, -kp);
-                    H = dfm_m33_add(H, dfm_m33_scale(P, kp));
-                } else {
-                    f = dfm_v3_madd(f, u, -limit / ul);
-                    H = dfm_m33_add(H, dfm_m33_scale(P, limit / ul));
-                }
-            } else {
-                dfm_v3 u = dfm_v3_madd(D, g.n, -dn);
-                float ul = dfm_v3_len(u), eps = DFM_FRICTION_SMOOTH_SPEED * h;
-                float phi = ul > eps ? 1.0f / ul : (2.0f - ul / eps) / eps;
-                f = dfm_v3_madd(f, u, -limit * phi);
-                H = dfm_m33_add(H, dfm_m33_scale(P, limit * phi));
-            }
+            dfm_v3 u = dfm_v3_madd(D, g.n, -dn);
+            float ul = dfm_v3_len(u), eps = DFM_FRICTION_SMOOTH_SPEED * h;
+            float phi = ul > eps ? 1.0f / ul : (2.0f - ul / eps) / eps;
+            f = dfm_v3_madd(f, u, -limit * phi);
+            H = dfm_m33_add(H, dfm_m33_scale(P, limit * phi));
         }
     }
     *f_out = f;
@@ -129,25 +111,40 @@ DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* x, const 
     *H = Hs;
 }
 
-/// End of an advance for record k: new contacts anchor where they are, slipping contacts drag
-/// their anchor to the Coulomb limit, separated ones re-anchor at the current point.
-DFM_HD void dfm_contact_update_anchor(const dfm_contact_view* c, const float* x, const float* x_prev, int32_t k) {
-    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+/// Coulomb friction projection of record k after the iterations (static + kinetic): moves the
+/// record's dynamic corners (mode 0) so that the contact point's tangential motion relative to
+/// the shape over this advance, u, is cancelled if |u| <= mu |f_n| h^2 W (W = sum w_j^2 / m_j, the
+/// contact point's inverse mass; f_n = k pen at the current iterate), else reduced by that amount.
+/// Corners move by (w_j / m_j) / W times the point correction (least-mass-weighted change).
+/// Updates x and d consistently; returns the friction impulse applied to the particles (N s).
+DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint8_t* mode, float* x, float* d,
+                                           const float* x_prev, float h, int32_t k) {
     const dfm_shape_rt* s = &c->shapes[c->shape[k]];
-    int32_t cand = c->candidate[k];
-    dfm_v3 a_world;
-    if (g.pen <= 0.0f) {
-        a_world = g.x;
-    } else {
-        dfm_v3 u = dfm_contact_anchor_offset(c, &g, k);
-        float ul = dfm_v3_len(u), reach = s->mu * g.pen; /* |u| at the Coulomb limit: mu k pen / k */
-        dfm_v3 a_now = dfm_v3_sub(g.x, u);
-        a_world = ul > reach ? dfm_v3_madd(a_now, u, (ul - reach) / ul) : a_now;
-        /* keep the anchor's normal offset: only its tangential position matters */
-        a_world = dfm_v3_madd(a_world, g.n, dfm_v3_dot(g.n, dfm_v3_sub(g.x, a_world)));
+    dfm_v3 impulse = dfm_v3_zero();
+    if (!(s->mu > 0.0f)) return impulse;
+    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+    if (!(g.pen > 0.0f)) return impulse;
+    float W = 0.0f;
+    for (int j = 0; j < 3; ++j) {
+        int32_t p = c->corners[3 * k + j];
+        if (p >= 0 && mode[p] == 0) W += c->bary[3 * k + j] * c->bary[3 * k + j] / c->particle_mass[p];
     }
-    dfm_v3_store(dfm_xform_point_inv(s->body_end, a_world), c->anchor + 3 * cand);
-    c->anchor_stamp[cand] = c->advance;
+    if (!(W > 0.0f)) return impulse;
+    dfm_v3 D = dfm_v3_sub(dfm_v3_sub(g.x, g.x_prev), dfm_v3_sub(g.b, g.b_prev));
+    dfm_v3 u = dfm_v3_madd(D, g.n, -dfm_v3_dot(D, g.n));
+    float ul = dfm_v3_len(u), reach = s->mu * c->penalty[k] * g.pen * h * h * W;
+    dfm_v3 corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
+    for (int j = 0; j < 3; ++j) {
+        int32_t p = c->corners[3 * k + j];
+        if (p < 0 || mode[p] != 0) continue;
+        float m = c->particle_mass[p];
+        float share = -(c->bary[3 * k + j] / m) / W;
+        dfm_v3 dx = dfm_v3_scale(corr, share);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(x + 3 * p), dx), x + 3 * p);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(d + 3 * p), dx), d + 3 * p);
+        impulse = dfm_v3_madd(impulse, dx, m / h);
+    }
+    return impulse;
 }
 
 #endif

@@ -32,6 +32,7 @@ typedef struct dfm_contact_view {
     /* shapes */
     int32_t shape_count;
     const dfm_shape_rt* shapes;
+    const float* particle_mass;   ///< kg per particle (friction stick stiffness).
     /* features: particles (ids), edges (2 particle ids each), faces (3 particle ids each) */
     const int32_t* feat_particles;
     const int32_t* feat_edges;
@@ -47,15 +48,11 @@ typedef struct dfm_contact_view {
     int32_t* corners;             ///< 3 per record, -1 padded.
     float* bary;                  ///< 3 per record.
     int32_t* shape;               ///< Shape index per record.
-    int32_t* candidate;           ///< Global candidate index per record (friction anchor slot).
+    int32_t* candidate;           ///< Global candidate index per record.
     float* normal;                ///< 3 per record: world normal at detection.
     float* body_point;            ///< 3 per record: surface point in the host body frame.
     float* radius;                ///< Contact radius per record (max over corners), m.
     float* penalty;               ///< Current penalty stiffness per record, N/m.
-    /* friction anchors, per candidate */
-    float* anchor;                ///< 3 per candidate: anchor in the host body frame.
-    int32_t* anchor_stamp;        ///< Advance number at which the anchor was last valid.
-    int32_t advance;              ///< Number of this advance (anchors with stamp advance-1 are alive).
     /* per-particle contact lists (gather path) */
     int32_t* head;                ///< Per particle: first node (3 * record + corner) or -1.
     int32_t* next;                ///< Per node: next node or -1.

@@ -9,9 +9,18 @@
 ///   gradient-only evaluation for the direction (the corner minimizing grad . corner) and a
 ///   value-only golden-section line search of DFM_SDF_LINE_ITERS toward that corner.
 ///   About 2 + DFM_SDF_FACE_ITERS * (1 + DFM_SDF_LINE_ITERS + 3) evaluations.
+///   Known limits (tests/cpu/test_sdf.c measures them): Frank-Wolfe zig-zags when the minimum lies
+///   on an edge or inside the triangle (sublinear convergence) and stalls on the creases of a
+///   polyhedral field (inside a box, cylinder or cone, where the direction from one face's
+///   gradient is not a descent direction), so on triangles comparable to the shape it can stop
+///   well above the minimum.
+/// - Face, nested alternative (dfm_sdf_face_min_nested): golden-section search over the slice
+///   w2 = v whose objective is the golden-section minimum along that slice; value-only,
+///   (2 + DFM_SDF_NESTED_ITERS + 1)^2 evaluations (about the Frank-Wolfe cost). For convex shapes
+///   the minimum over a slice is convex in v, so it converges on every analytic shape.
 /// For convex shapes (every analytic type) phi is convex along any segment, so the edge search
 /// finds the global minimum up to its final bracket (0.618^iters of the edge length); on mesh
-/// grids it finds a local minimum.
+/// grids both optimizers find a local minimum.
 #ifndef DFM_SDF_FEATURES_H
 #define DFM_SDF_FEATURES_H
 
@@ -23,6 +32,8 @@
 #define DFM_SDF_FACE_ITERS 24
 /// Golden-section iterations of each face line search (data-independent loop count).
 #define DFM_SDF_LINE_ITERS 16
+/// Golden-section iterations of both levels of dfm_sdf_face_min_nested (data-independent).
+#define DFM_SDF_NESTED_ITERS 19
 /// 1 / golden ratio, the bracket shrink factor of the golden-section search.
 #define DFM_SDF_INV_GOLDEN 0.6180339887f
 
@@ -107,6 +118,46 @@ DFM_HD float dfm_sdf_face_min(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 b, dfm_v
     w[0] = w0 / sum;
     w[1] = w1 / sum;
     w[2] = w2 / sum;
+    return dfm_shape_sdf_value(s, dfm_sdf_bary_point(a, b, c, w[0], w[1], w[2]));
+}
+
+/// Minimum of phi over the slice w2 = v of triangle abc: the segment from (1-v) a + v c to
+/// (1-v) b + v c, by golden-section search (value-only); writes the parameter t along it.
+DFM_HD float dfm_sdf_face_slice_min(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 b, dfm_v3 c, float v, float* t) {
+    float phi;
+    *t = dfm_sdf_edge_min(s, dfm_sdf_lerp(a, c, v), dfm_sdf_lerp(b, c, v), DFM_SDF_NESTED_ITERS, &phi);
+    return phi;
+}
+
+/// Minimizes phi(w0 a + w1 b + w2 c) over the barycentric simplex by a nested golden-section
+/// search: the outer search runs over v = w2 in [0, 1], its objective is the minimum over that
+/// slice (dfm_sdf_face_slice_min), so w = ((1-t)(1-v), t(1-v), v). Value-only SDF evaluations,
+/// data-independent count. Writes w[3] (>= 0, summing to 1 up to rounding) and returns phi at
+/// dfm_sdf_bary_point(a, b, c, w[0], w[1], w[2]).
+DFM_HD float dfm_sdf_face_min_nested(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 b, dfm_v3 c, float w[3]) {
+    float lo = 0.0f, hi = 1.0f, t;
+    float vc = hi - (hi - lo) * DFM_SDF_INV_GOLDEN, vd = lo + (hi - lo) * DFM_SDF_INV_GOLDEN;
+    float fc = dfm_sdf_face_slice_min(s, a, b, c, vc, &t);
+    float fd = dfm_sdf_face_slice_min(s, a, b, c, vd, &t);
+    for (int i = 0; i < DFM_SDF_NESTED_ITERS; ++i) {
+        int left = fc < fd;
+        float nlo = left ? lo : vc, nhi = left ? vd : hi;
+        float x = left ? nhi - (nhi - nlo) * DFM_SDF_INV_GOLDEN : nlo + (nhi - nlo) * DFM_SDF_INV_GOLDEN;
+        float fx = dfm_sdf_face_slice_min(s, a, b, c, x, &t);
+        float nc = left ? x : vd, fnc = left ? fx : fd;
+        float nd = left ? vc : x, fnd = left ? fc : fx;
+        lo = nlo;
+        hi = nhi;
+        vc = nc;
+        fc = fnc;
+        vd = nd;
+        fd = fnd;
+    }
+    float v = 0.5f * (lo + hi);
+    (void)dfm_sdf_face_slice_min(s, a, b, c, v, &t);
+    w[0] = (1.0f - t) * (1.0f - v);
+    w[1] = t * (1.0f - v);
+    w[2] = v;
     return dfm_shape_sdf_value(s, dfm_sdf_bary_point(a, b, c, w[0], w[1], w[2]));
 }
 

@@ -12,18 +12,25 @@
 #include "shape_geom.h"
 #include "vec3.h"
 
-/// 2-D closest point on segment a-b to p (components in the (r, z) half plane).
+/// 2-D closest point on segment a-b to p (components in the (r, z) half plane). When it is the
+/// closest so far, also writes the segment's unit normal (ez, -ex) / |e| to (nx, nz) if the
+/// projection falls strictly inside the segment (outward for a counter-clockwise polyline), else
+/// (0, 0): the normal is then taken from p - closest point.
 DFM_HD void dfm_sdf_seg2(float px, float pz, float ax, float az, float bx, float bz, float* best2, float* cx,
-                         float* cz) {
+                         float* cz, float* nx, float* nz) {
     float ex = bx - ax, ez = bz - az;
     float t = ((px - ax) * ex + (pz - az) * ez) / (ex * ex + ez * ez);
+    int interior = t > 0.0f && t < 1.0f;
     t = fminf(fmaxf(t, 0.0f), 1.0f);
     float qx = ax + t * ex, qz = az + t * ez;
     float d2 = (px - qx) * (px - qx) + (pz - qz) * (pz - qz);
     if (d2 < *best2) {
+        float il = interior ? 1.0f / sqrtf(ex * ex + ez * ez) : 0.0f;
         *best2 = d2;
         *cx = qx;
         *cz = qz;
+        *nx = ez * il;
+        *nz = -ex * il;
     }
 }
 
@@ -32,18 +39,23 @@ DFM_HD void dfm_sdf_seg2(float px, float pz, float ax, float az, float bx, float
 /// Writes the unit gradient when grad != NULL.
 DFM_HD float dfm_sdf_revolved(dfm_v3 p, float r_bottom, float z_bottom, float r_top, float z_top, dfm_v3* grad) {
     float rho = sqrtf(p.x * p.x + p.y * p.y), z = p.z;
-    float best2 = 3.0e38f, cx = 0.0f, cz = 0.0f;
-    dfm_sdf_seg2(rho, z, 0.0f, z_bottom, r_bottom, z_bottom, &best2, &cx, &cz);
-    dfm_sdf_seg2(rho, z, r_bottom, z_bottom, r_top, z_top, &best2, &cx, &cz);
-    if (r_top > 0.0f) dfm_sdf_seg2(rho, z, r_top, z_top, 0.0f, z_top, &best2, &cx, &cz);
+    float best2 = 3.0e38f, cx = 0.0f, cz = 0.0f, nx = 0.0f, nz = 0.0f;
+    dfm_sdf_seg2(rho, z, 0.0f, z_bottom, r_bottom, z_bottom, &best2, &cx, &cz, &nx, &nz);
+    dfm_sdf_seg2(rho, z, r_bottom, z_bottom, r_top, z_top, &best2, &cx, &cz, &nx, &nz);
+    if (r_top > 0.0f) dfm_sdf_seg2(rho, z, r_top, z_top, 0.0f, z_top, &best2, &cx, &cz, &nx, &nz);
     /* Inside: between the caps and left of the slanted side. */
     float side = (r_top - r_bottom) * (z - z_bottom) - (z_top - z_bottom) * (rho - r_bottom);
     int inside = z > z_bottom && z < z_top && side > 0.0f;
     float d = sqrtf(best2);
     float s = inside ? -d : d;
     if (grad) {
+        /* Closest point inside a side: its exact outward normal (inside or out). p - c would lose
+           all precision within rounding distance of the surface (a point on the side got +-z). */
         float gr = rho - cx, gz = z - cz;
-        if (inside) {
+        if (nx != 0.0f || nz != 0.0f) {
+            gr = nx;
+            gz = nz;
+        } else if (inside) {
             gr = -gr;
             gz = -gz;
         }

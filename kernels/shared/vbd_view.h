@@ -15,6 +15,7 @@ typedef struct dfm_vbd_view {
     const uint8_t* mode;        ///< dfm_vertex_mode per particle (0 dynamic, 1 pinned, 2 kinematic).
     float* x;                   ///< Current iterate, 3 per particle.
     float* v;                   ///< Velocities, 3 per particle.
+    const float* guess_normal;  ///< Per particle: contact normal for the initial guess (0 = none); may be NULL.
     float* x_prev;              ///< Positions at the start of the advance.
     float* d;                   ///< Displacement of the iterate from x_prev (x = x_prev + d).
     float* y;                   ///< Inertia displacement target (h v + h^2 g for dynamic particles).

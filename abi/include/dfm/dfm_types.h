@@ -54,7 +54,8 @@ enum {
     DFM_DISABLE_EDGE_CONTACTS = 1u << 3, ///< No edge-vs-shape contacts (particles and faces only).
     DFM_DISABLE_FACE_CONTACTS = 1u << 4, ///< No face-vs-shape contacts.
     DFM_DISABLE_SPLIT_SDF = 1u << 5,     ///< Always evaluate value + gradient together.
-    DFM_DISABLE_FRICTION_ANCHORS = 1u << 6 ///< Smoothed (IPC-style) friction only; creeps at rest.
+    DFM_DISABLE_STATIC_FRICTION = 1u << 6 ///< IPC-style smoothed friction in the solve instead of the
+                                          ///< Coulomb projection; creeps at rest (docs/friction.md).
 };
 
 /// Default world def (positional aggregate so it is valid C and C++).
