@@ -31,3 +31,20 @@ int dfm_sample_make_dir(const char* path) {
     }
     return 0;
 }
+
+int dfm_sample_write_boxes_obj(const char* path, const float* c, const float* he, int32_t n) {
+    static const int faces[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
+                                     {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+    FILE* f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "# dfm sample output: %d boxes (m)\n", n);
+    for (int32_t b = 0; b < n; ++b)
+        for (int k = 0; k < 8; ++k)
+            fprintf(f, "v %.6f %.6f %.6f\n", c[3 * b] + ((k & 1) ? he[3 * b] : -he[3 * b]),
+                    c[3 * b + 1] + ((k & 2) ? he[3 * b + 1] : -he[3 * b + 1]),
+                    c[3 * b + 2] + ((k & 4) ? he[3 * b + 2] : -he[3 * b + 2]));
+    for (int32_t b = 0; b < n; ++b)
+        for (int t = 0; t < 12; ++t)
+            fprintf(f, "f %d %d %d\n", 8 * b + faces[t][0] + 1, 8 * b + faces[t][1] + 1, 8 * b + faces[t][2] + 1);
+    return fclose(f) == 0 ? 0 : -1;
+}

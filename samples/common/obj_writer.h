@@ -10,6 +10,10 @@
 int dfm_sample_write_obj(const char* path, const float* positions, int32_t vertex_count, const int32_t* triangles,
                          int32_t triangle_count);
 
+/// Writes axis-aligned boxes (centre[3], half[3] per box, m) as one OBJ file of 12 triangles each.
+/// Returns 0, or -1 when the file cannot be written.
+int dfm_sample_write_boxes_obj(const char* path, const float* centres, const float* halves, int32_t box_count);
+
 /// Creates directory `path` (and its parents) if missing. Returns 0 on success.
 int dfm_sample_make_dir(const char* path);
 
