@@ -30,6 +30,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->acc_f);
     free(c->acc_H);
     free(c->guess_normal);
+    free(c->guess_gap);
     int64_t dropped_total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;
@@ -166,7 +167,7 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
             !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->penalty, cap) ||
             !CALLOC(c->head, np) ||
             !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
-            !CALLOC(c->guess_normal, 3 * (int64_t)np)) {
+            !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }

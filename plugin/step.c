@@ -132,6 +132,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.acc_f = c->acc_f;
     cc.acc_H = c->acc_H;
     cc.guess_normal = c->guess_normal;
+    cc.guess_gap = c->guess_gap;
     cc.shape_impulse = impulses;
     int64_t dropped = 0;
     for (int32_t s = 0; s < substeps; ++s) {

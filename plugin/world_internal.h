@@ -141,6 +141,7 @@ typedef struct dfm_contacts {
     int32_t *head, *next;
     float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
     float* guess_normal;       ///< Initial-guess contact normal per particle (3 each).
+    float* guess_gap;          ///< Initial-guess distance to contact per particle.
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;

@@ -25,15 +25,21 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
     for (int32_t k = 0; k < c->cand_face_count; ++k) dfm_detect_face(c, in, k);
 }
 
-void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal) {
+void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, const float* x, int32_t particle_count,
+                                    float* guess_normal, float* guess_gap) {
     memset(guess_normal, 0, (size_t)particle_count * 3u * sizeof(float));
+    for (int32_t i = 0; i < particle_count; ++i) guess_gap[i] = 3.0e38f;
     int32_t n = active_count(c);
-    for (int32_t k = 0; k < n; ++k)
+    for (int32_t k = 0; k < n; ++k) {
+        dfm_contact_geom g = dfm_contact_geometry(c, x, x, k);
+        float gap = fmaxf(-g.pen, 0.0f);
         for (int j = 0; j < 3; ++j) {
             int32_t p = c->corners[3 * k + j];
-            if (p >= 0 && c->bary[3 * k + j] >= 0.5f)
-                memcpy(guess_normal + 3 * (size_t)p, c->normal + 3 * (size_t)k, 3 * sizeof(float));
+            if (p < 0 || c->bary[3 * k + j] < 0.5f || gap >= guess_gap[p]) continue;
+            guess_gap[p] = gap;
+            dfm_v3_store(g.n, guess_normal + 3 * (size_t)p);
         }
+    }
 }
 
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count) {

@@ -14,6 +14,7 @@ typedef struct dfm_cpu_contacts {
     float* acc_f;                 ///< Scatter accumulators: 3 per particle.
     float* acc_H;                 ///< 9 per particle.
     float* guess_normal;          ///< 3 per particle: contact normal for the initial guess (written by detection).
+    float* guess_gap;             ///< Per particle: distance to contact along guess_normal (m, >= 0).
     double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
     double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
     float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
@@ -23,9 +24,11 @@ typedef struct dfm_cpu_contacts {
 /// Detection over all candidates (serial, so records come out in candidate order).
 void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
 
-/// Writes, for every particle that is a corner of a record with weight >= 1/2, that record's
-/// normal (others get 0): the initial-guess hint of dfm_vbd_predict.
-void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal);
+/// Writes, for every particle that is a corner of a record with weight >= 1/2, the normal of its
+/// closest such record and the distance to contact along it (others get a zero normal): the
+/// initial-guess hint of dfm_vbd_predict. x, x_prev: positions at the start of the advance.
+void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, const float* x, int32_t particle_count,
+                                    float* guess_normal, float* guess_gap);
 
 /// Builds the per-particle contact lists over the active records (once per advance).
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count);

@@ -64,10 +64,11 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.h = view->h;
         dfm_cpu_contacts_detect(cc->view, &in);
         if (cc->gather) dfm_cpu_contacts_build_lists(cc->view, n);
-        dfm_cpu_contacts_guess_normals(cc->view, n, cc->guess_normal);
+        dfm_cpu_contacts_guess_normals(cc->view, view->x, n, cc->guess_normal, cc->guess_gap);
     }
     dfm_vbd_view with_guess = *view;
     with_guess.guess_normal = cc ? cc->guess_normal : NULL;
+    with_guess.guess_gap = cc ? cc->guess_gap : NULL;
     view = &with_guess;
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)

@@ -37,8 +37,9 @@ DFM_HD void dfm_vbd_predict(const dfm_vbd_view* v, int32_t i, float alpha) {
         y = dfm_v3_zero();
     }
     dfm_v3_store(y, v->y + 3 * i);
-    /* Initial guess: y, except that a particle resting on a shape does not start inside it: the
-     * part of y along -n (n = its contact normal from this advance's detection) is dropped. Only
+    /* Initial guess: y, except that a particle near a shape does not start inside it: the part of
+     * y along -n (n = its contact normal from this advance's detection) is cut at the distance to
+     * contact. Only
      * the starting iterate changes, not the inertia target. Measured: with the plain guess y the
      * resting-contact forces were 1.9x the weight at 4 substeps x 10 iterations (Gauss-Seidel
      * cannot push the h^2 g penetration back through the stiff membrane in 10 sweeps); with
@@ -47,8 +48,8 @@ DFM_HD void dfm_vbd_predict(const dfm_vbd_view* v, int32_t i, float alpha) {
     dfm_v3 d = y;
     if (v->guess_normal && v->mode[i] == 0) {
         dfm_v3 n = dfm_v3_load(v->guess_normal + 3 * i);
-        float into = dfm_v3_dot(n, y);
-        if (into < 0.0f) d = dfm_v3_madd(y, n, -into);
+        float into = dfm_v3_dot(n, y), allowed = -v->guess_gap[i];
+        if (into < allowed) d = dfm_v3_madd(y, n, allowed - into);
     }
     dfm_v3_store(d, v->d + 3 * i);
     dfm_v3_store(dfm_v3_add(x, d), v->x + 3 * i);

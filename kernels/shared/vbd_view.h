@@ -16,6 +16,7 @@ typedef struct dfm_vbd_view {
     float* x;                   ///< Current iterate, 3 per particle.
     float* v;                   ///< Velocities, 3 per particle.
     const float* guess_normal;  ///< Per particle: contact normal for the initial guess (0 = none); may be NULL.
+    const float* guess_gap;     ///< Per particle: distance to contact along guess_normal, m (>= 0).
     float* x_prev;              ///< Positions at the start of the advance.
     float* d;                   ///< Displacement of the iterate from x_prev (x = x_prev + d).
     float* y;                   ///< Inertia displacement target (h v + h^2 g for dynamic particles).
