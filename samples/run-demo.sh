@@ -7,7 +7,7 @@ cd "$root"
 tests/install-deps.sh
 cmake --preset default -DDFM_BUILD_TESTS=OFF >/dev/null
 cmake --build --preset default -j "$(nproc 2>/dev/null || echo 2)"
-demo=01_hanging_cloth
+demo=03_gripper_lift
 echo "running $demo (backend auto: CUDA if usable, else CPU)"
 ./build/samples/$demo --backend auto --out "$root/out/$demo" "$@"
 echo "frames: $root/out/$demo/*.obj"
