@@ -356,7 +356,8 @@ static dfm_result body_range(dfm_world* w, dfm_body_id id, int32_t first, int32_
     if (!buf) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "vertex buffer is NULL");
     r = dfm_check_range(w, first, count, (*out)->vertex_count, stride, "body vertex");
     if (r != DFM_OK) return r;
-    return dfm_world_ensure_model(w);
+    r = dfm_world_ensure_model(w);
+    return r == DFM_OK ? dfm_world_sync_host(w) : r;
 }
 
 dfm_result dfm_body_get_positions(dfm_world* w, dfm_body_id id, int32_t first, int32_t count, float* out,
@@ -395,6 +396,7 @@ dfm_result dfm_body_set_positions(dfm_world* w, dfm_body_id id, int32_t first, i
     /* Pinned and kinematic vertices hold their new place. */
     memcpy(w->state.kin_start + 3 * p, w->state.x + 3 * p, (size_t)count * 3u * sizeof(float));
     memcpy(w->state.kin_target + 3 * p, w->state.x + 3 * p, (size_t)count * 3u * sizeof(float));
+    w->host_dirty = 1;
     return DFM_OK;
 }
 
@@ -411,6 +413,7 @@ dfm_result dfm_body_set_velocities(dfm_world* w, dfm_body_id id, int32_t first, 
     dfm_strided_load(w->state.v + 3 * p, in, stride, count);
     for (int32_t i = 0; i < count; ++i)
         if (w->state.mode[p + (size_t)i] == DFM_VERTEX_PINNED) memset(w->state.v + 3 * (p + (size_t)i), 0, 3 * sizeof(float));
+    w->host_dirty = 1;
     return DFM_OK;
 }
 
@@ -436,7 +439,9 @@ dfm_result dfm_body_set_vertex_mode(dfm_world* w, dfm_body_id id, const int32_t*
         return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "mode %d is not a dfm_vertex_mode", (int)mode);
     r = check_vertex_list(w, b, vertices, count);
     if (r == DFM_OK) r = dfm_world_ensure_model(w);
+    if (r == DFM_OK) r = dfm_world_sync_host(w);
     if (r != DFM_OK) return r;
+    w->host_dirty = 1;
     for (int32_t i = 0; i < count; ++i) {
         size_t p = (size_t)(b->first_particle + vertices[i]);
         w->state.mode[p] = (uint8_t)mode;
@@ -462,7 +467,9 @@ dfm_result dfm_body_set_kinematic_targets(dfm_world* w, dfm_body_id id, const in
     int32_t bad = dfm_strided_first_nonfinite(targets, stride, count);
     if (bad >= 0) return dfm_fail(w, DFM_ERROR_NON_FINITE, "target %d is not finite", bad);
     r = dfm_world_ensure_model(w);
+    if (r == DFM_OK) r = dfm_world_sync_host(w);
     if (r != DFM_OK) return r;
+    w->host_dirty = 1;
     size_t s = stride ? (size_t)stride : 12u;
     for (int32_t i = 0; i < count; ++i) {
         size_t p = (size_t)(b->first_particle + vertices[i]);

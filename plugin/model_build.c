@@ -137,6 +137,8 @@ static int group_colors(dfm_model* m) {
 
 dfm_result dfm_world_ensure_model(dfm_world* w) {
     if (!w->dirty) return DFM_OK;
+    dfm_result sync = dfm_world_sync_host(w); /* the rebuild carries the newest state over */
+    if (sync != DFM_OK) return sync;
     int32_t np = 0, nt = 0, ne = 0, ntet = 0;
     for (int32_t i = 0; i < w->slot_count; ++i) {
         const dfm_body* b = w->slots[i].body;
@@ -194,6 +196,7 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     w->state = s;
     w->dirty = 0;
     w->contacts.dirty = 1;
+    w->model_generation++;
     dfm_log(w, DFM_LOG_INFO, "model rebuilt: %d particles, %d triangles, %d bending edges, %d tets, %d colors", np, nt,
             ne, ntet, m.color_count);
     return DFM_OK;

@@ -64,9 +64,11 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     if (!w) return dfm_fail(NULL, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory allocating the world");
     w->def = full;
     dfm_result r = validate_world_def(w, &full);
-    if (r == DFM_OK && full.backend == DFM_BACKEND_CUDA)
-        r = dfm_fail(w, DFM_ERROR_DEVICE_UNAVAILABLE,
-                     "backend CUDA requested but this build has no CUDA backend yet; use DFM_BACKEND_CPU or AUTO");
+    if (r == DFM_OK && full.backend == DFM_BACKEND_CUDA) {
+        char err[256] = "";
+        int rc = dfm_cuda_backend_create(full.device_index, NULL, &w->cuda, err, sizeof(err));
+        if (rc != 0) r = dfm_fail(w, (dfm_result)rc, "backend CUDA: %s", err);
+    }
     if (r != DFM_OK) {
         /* Move the message to the thread's create-error buffer, where dfm_world_last_error(NULL) reads. */
         dfm_fail(NULL, r, "%s", strchr(w->last_error, ':') ? strchr(w->last_error, ':') + 2 : w->last_error);
@@ -75,14 +77,17 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     }
     if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
-        dfm_log(w, DFM_LOG_INFO, "backend AUTO: %d CUDA device(s) visible; the CUDA backend is not built yet, using CPU",
+        dfm_log(w, DFM_LOG_INFO,
+                "backend AUTO: %d CUDA device(s) visible; using the CPU backend (the CUDA backend does not run "
+                "contacts yet; request DFM_BACKEND_CUDA explicitly for contact-free worlds)",
                 devices);
     }
-    w->def.backend = DFM_BACKEND_CPU;
+    w->def.backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
+    w->uploaded_generation = -1;
     w->tag = next_world_tag();
     w->contacts.dirty = 1;
-    dfm_log(w, DFM_LOG_INFO, "world created: backend cpu, %d substeps x %d iterations, %d environments",
-            full.substeps, full.iterations, full.environment_count);
+    dfm_log(w, DFM_LOG_INFO, "world created: backend %s, %d substeps x %d iterations, %d environments",
+            w->cuda ? "cuda" : "cpu", full.substeps, full.iterations, full.environment_count);
     *out_world = w;
     return DFM_OK;
 }
@@ -97,6 +102,7 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_contacts_free(&w->contacts);
     dfm_model_free(&w->model);
     dfm_state_free(&w->state);
+    dfm_cuda_backend_destroy(w->cuda);
     free(w);
 }
 
@@ -107,8 +113,25 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     if (dt <= 0.0f) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "dt is %g s; must be > 0", (double)dt);
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
-    r = dfm_step_cpu(w, dt);
-    if (r != DFM_OK) return r;
+    if (w->cuda) {
+        if (w->shape_count > 0)
+            return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                            "the world has %d shapes; contacts do not run on the CUDA backend yet (use the CPU backend)",
+                            w->shape_count);
+        r = dfm_world_sync_device(w);
+        if (r != DFM_OK) return r;
+        char err[256];
+        int rc = dfm_cuda_backend_step(w->cuda, dt, w->def.substeps, w->def.iterations, w->def.gravity, err, sizeof(err));
+        if (rc != 0) {
+            w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
+            w->device_newer = 0;
+            return dfm_fail(w, (dfm_result)rc, "CUDA step: %s", err);
+        }
+        w->device_newer = 1;
+    } else {
+        r = dfm_step_cpu(w, dt);
+        if (r != DFM_OK) return r;
+    }
     w->step_count++;
     w->sim_time += (double)dt;
     return DFM_OK;
@@ -192,6 +215,7 @@ dfm_result dfm_world_get_positions(dfm_world* w, int32_t first, int32_t count, f
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
     dfm_result r = dfm_world_ensure_model(w);
+    if (r == DFM_OK) r = dfm_world_sync_host(w);
     if (r != DFM_OK) return r;
     return world_get_vec3(w, w->state.x, first, count, out, stride, "positions");
 }
@@ -200,6 +224,7 @@ dfm_result dfm_world_get_velocities(dfm_world* w, int32_t first, int32_t count, 
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
     dfm_result r = dfm_world_ensure_model(w);
+    if (r == DFM_OK) r = dfm_world_sync_host(w);
     if (r != DFM_OK) return r;
     return world_get_vec3(w, w->state.v, first, count, out, stride, "velocities");
 }

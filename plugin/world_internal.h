@@ -9,6 +9,7 @@
 #include "coloring.h"
 #include "contact_view.h"
 #include "topology.h"
+#include "vbd_cuda_api.h"
 
 /// Body kinds (match dfm_body_info.kind).
 enum { DFM_BODY_CLOTH = 1, DFM_BODY_VOLUME = 2 };
@@ -165,6 +166,11 @@ struct dfm_world {
     int32_t shape_slot_capacity;
     int32_t shape_count;
     dfm_contacts contacts;
+    dfm_cuda_backend* cuda;    ///< Non-NULL when the world runs on the CUDA backend.
+    int64_t model_generation;  ///< Bumped by every model rebuild.
+    int64_t uploaded_generation; ///< Model generation last uploaded to the device (-1 = none).
+    int device_newer;          ///< The device holds newer positions/velocities than the host.
+    int host_dirty;            ///< The host changed per-particle state since the last upload.
     int64_t step_count;
     double sim_time;
     char last_error[512];
@@ -192,6 +198,13 @@ dfm_result dfm_resolve_body(dfm_world* world, dfm_body_id id, dfm_body** out);
 
 /// Rebuilds the model and state arrays if topology changed. Keeps the old ones on failure.
 dfm_result dfm_world_ensure_model(dfm_world* world);
+
+/// CUDA worlds: copies positions and velocities back when the device has newer ones.
+dfm_result dfm_world_sync_host(dfm_world* world);
+
+/// CUDA worlds: before stepping, uploads the model (after a rebuild) or the state (after host
+/// changes). No-op on the CPU backend.
+dfm_result dfm_world_sync_device(dfm_world* world);
 
 /// Frees a body record.
 void dfm_body_free(dfm_body* body);

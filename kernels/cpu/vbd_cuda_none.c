@@ -1,0 +1,49 @@
+/// @file vbd_cuda_none.c
+/// The CUDA backend's interface in builds without CUDA: every call reports that no device is usable.
+#include <stdio.h>
+
+#include <dfm/dfm_base.h>
+
+#include "vbd_cuda_api.h"
+
+static int unavailable(char* err, size_t n) {
+    snprintf(err, n, "this build of dfm has no CUDA backend (configured without a CUDA compiler)");
+    return DFM_ERROR_DEVICE_UNAVAILABLE;
+}
+
+int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t n) {
+    (void)device;
+    (void)stream;
+    *out = NULL;
+    return unavailable(err, n);
+}
+
+void dfm_cuda_backend_destroy(dfm_cuda_backend* b) { (void)b; }
+
+int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda_model_desc* d, char* err, size_t n) {
+    (void)b;
+    (void)d;
+    return unavailable(err, n);
+}
+
+int dfm_cuda_backend_upload_state(dfm_cuda_backend* b, const dfm_vbd_view* h, char* err, size_t n) {
+    (void)b;
+    (void)h;
+    return unavailable(err, n);
+}
+
+int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, char* err, size_t n) {
+    (void)b;
+    (void)x;
+    (void)v;
+    return unavailable(err, n);
+}
+
+int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t s, int32_t it, const float g[3], char* err, size_t n) {
+    (void)b;
+    (void)dt;
+    (void)s;
+    (void)it;
+    (void)g;
+    return unavailable(err, n);
+}

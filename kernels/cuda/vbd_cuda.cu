@@ -1,0 +1,245 @@
+/// @file vbd_cuda.cu
+/// CUDA backend, first slice: the VBD step without contacts (predict, per-color particle solves,
+/// velocity update) over the same kernels/shared functions as the CPU backend.
+///
+/// Parallelism review (seed 001), per kernel:
+/// - predict_kernel / velocity_kernel: P1 does not apply (no levels); P2 applies-and-done (one
+///   thread per particle, independent); P3 applies-and-done (rest data precomputed at body
+///   creation); P4 applies-TODO (positions are AoS float3 in SoA arrays: x, v, d each contiguous,
+///   12-byte strided per thread; a float4 or split-component layout would coalesce better).
+/// - solve_color_kernel: P1 applies-and-done (colors are the levels, one launch per color);
+///   P2 applies-TODO (one thread per particle walks all its elements serially; the seed's
+///   2-particles-per-warp tiled variant, sec. 4, and the tet-only kernel, sec. 5, come next);
+///   P3 applies-and-done (D^-1, areas, rest angles, adjacency hoisted to creation); P4 applies-TODO
+///   (particles are not renumbered by color, so a color's threads gather scattered particles;
+///   renumbering by color would make their reads contiguous).
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "vbd_cuda_api.h"
+#include "vbd_particle.h"
+
+/// Threads per block of the per-particle kernels (to be tuned by measurement, seed sec. 7).
+#define DFM_CUDA_BLOCK 128
+
+/// Device mirror: a view whose pointers are device pointers, plus bookkeeping.
+struct dfm_cuda_backend {
+    int device;
+    cudaStream_t stream;
+    int own_stream;
+    dfm_vbd_view view;         ///< Device pointers.
+    int32_t color_count;
+    int32_t* color_offsets;    ///< Host copy (launch bounds per color).
+    int32_t* color_particles;  ///< Device.
+    void* allocations[64];     ///< Everything cudaMalloc'ed for the model.
+    int allocation_count;
+};
+
+// ---- kernels ------------------------------------------------------------------------------------
+
+__global__ void predict_kernel(dfm_vbd_view v, float alpha) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= v.particle_count) return;
+    dfm_vbd_predict(&v, i, alpha);
+}
+
+__global__ void solve_color_kernel(dfm_vbd_view v, const int32_t* __restrict__ particles, int32_t count) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    dfm_vbd_solve_particle(&v, particles[k], dfm_v3_zero(), dfm_m33_zero());
+}
+
+__global__ void velocity_kernel(dfm_vbd_view v) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= v.particle_count) return;
+    dfm_vbd_update_velocity(&v, i);
+}
+
+// ---- memory -------------------------------------------------------------------------------------
+
+static void free_model(dfm_cuda_backend* b) {
+    for (int k = 0; k < b->allocation_count; ++k) cudaFree(b->allocations[k]);
+    b->allocation_count = 0;
+    free(b->color_offsets);
+    b->color_offsets = NULL;
+    b->color_particles = NULL;
+    memset(&b->view, 0, sizeof(b->view));
+}
+
+/// cudaMalloc + copy of `bytes` from host `src` (may be NULL: zero-filled), tracked for freeing.
+static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes, char* err, size_t err_size) {
+    if (b->allocation_count >= (int)(sizeof(b->allocations) / sizeof(b->allocations[0]))) {
+        snprintf(err, err_size, "internal: too many device arrays");
+        return DFM_ERROR_INVALID_STATE;
+    }
+    size_t n = bytes ? bytes : 4;
+    DFM_CUDA_TRY(cudaMalloc(dst, n));
+    b->allocations[b->allocation_count++] = *dst;
+    if (src && bytes) DFM_CUDA_TRY(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, b->stream));
+    else DFM_CUDA_TRY(cudaMemsetAsync(*dst, 0, n, b->stream));
+    return 0;
+}
+
+#define UP(field, count, type)                                                                          \
+    do {                                                                                                \
+        void* p_ = NULL;                                                                                \
+        int r_ = upload(b, &p_, h->field, (size_t)(count) * sizeof(type), err, err_size);              \
+        if (r_) {                                                                                       \
+            free_model(b);                                                                              \
+            return r_;                                                                                  \
+        }                                                                                               \
+        v->field = (type*)p_;                                                                           \
+    } while (0)
+
+extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t err_size) {
+    *out = NULL;
+    int count = 0;
+    DFM_CUDA_TRY(cudaGetDeviceCount(&count));
+    if (device < 0 || device >= count) {
+        snprintf(err, err_size, "CUDA device %d requested; %d device(s) present", device, count);
+        return DFM_ERROR_DEVICE_UNAVAILABLE;
+    }
+    DFM_CUDA_TRY(cudaSetDevice(device));
+    dfm_cuda_backend* b = (dfm_cuda_backend*)calloc(1, sizeof(dfm_cuda_backend));
+    if (!b) {
+        snprintf(err, err_size, "out of host memory");
+        return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    b->device = device;
+    if (stream) {
+        b->stream = (cudaStream_t)stream;
+    } else {
+        cudaError_t e = cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            snprintf(err, err_size, "cudaStreamCreate: %s", cudaGetErrorString(e));
+            free(b);
+            return dfm_cuda_result(e);
+        }
+        b->own_stream = 1;
+    }
+    *out = b;
+    return 0;
+}
+
+extern "C" void dfm_cuda_backend_destroy(dfm_cuda_backend* b) {
+    if (!b) return;
+    cudaSetDevice(b->device);
+    free_model(b);
+    if (b->own_stream) cudaStreamDestroy(b->stream);
+    free(b);
+}
+
+extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda_model_desc* desc, char* err,
+                                             size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    free_model(b);
+    const dfm_vbd_view* h = desc->host;
+    dfm_vbd_view* v = &b->view;
+    const int32_t n = h->particle_count, T = desc->tri_count, E = desc->edge_count, K = desc->tet_count;
+    v->particle_count = n;
+    UP(mass, n, const float);
+    UP(drag, n, const float);
+    UP(radius, n, const float);
+    UP(mode, n, const uint8_t);
+    UP(x, 3 * n, float);
+    UP(v, 3 * n, float);
+    UP(x_prev, 3 * n, float);
+    UP(d, 3 * n, float);
+    UP(y, 3 * n, float);
+    UP(kin_start, 3 * n, const float);
+    UP(kin_target, 3 * n, const float);
+    UP(tris, 3 * T, const int32_t);
+    UP(tri_dinv, 4 * T, const float);
+    UP(tri_area, T, const float);
+    UP(tri_material, 3 * T, const float);
+    UP(edges, 4 * E, const int32_t);
+    UP(edge_rest_angle, E, const float);
+    UP(edge_rest_length, E, const float);
+    UP(edge_material, 2 * E, const float);
+    UP(tets, 4 * K, const int32_t);
+    UP(tet_dminv, 9 * K, const float);
+    UP(tet_volume, K, const float);
+    UP(tet_material, 3 * K, const float);
+    UP(v_tri_offsets, n + 1, const int32_t);
+    UP(v_tri_items, 2 * h->v_tri_offsets[n], const int32_t);
+    UP(v_edge_offsets, n + 1, const int32_t);
+    UP(v_edge_items, 2 * h->v_edge_offsets[n], const int32_t);
+    UP(v_tet_offsets, n + 1, const int32_t);
+    UP(v_tet_items, 2 * h->v_tet_offsets[n], const int32_t);
+    v->guess_normal = NULL;
+    v->guess_gap = NULL;
+    void* cp = NULL;
+    int r = upload(b, &cp, desc->color_particles, (size_t)n * sizeof(int32_t), err, err_size);
+    if (r) {
+        free_model(b);
+        return r;
+    }
+    b->color_particles = (int32_t*)cp;
+    b->color_count = desc->color_count;
+    b->color_offsets = (int32_t*)malloc(((size_t)desc->color_count + 1u) * sizeof(int32_t));
+    if (!b->color_offsets) {
+        free_model(b);
+        snprintf(err, err_size, "out of host memory");
+        return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(b->color_offsets, desc->color_offsets, ((size_t)desc->color_count + 1u) * sizeof(int32_t));
+    DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    return 0;
+}
+
+extern "C" int dfm_cuda_backend_upload_state(dfm_cuda_backend* b, const dfm_vbd_view* h, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    size_t n = (size_t)b->view.particle_count;
+    DFM_CUDA_TRY(cudaMemcpyAsync(b->view.x, h->x, 3 * n * sizeof(float), cudaMemcpyHostToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(b->view.v, h->v, 3 * n * sizeof(float), cudaMemcpyHostToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.mode, h->mode, n, cudaMemcpyHostToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_start, h->kin_start, 3 * n * sizeof(float),
+                                 cudaMemcpyHostToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_target, h->kin_target, 3 * n * sizeof(float),
+                                 cudaMemcpyHostToDevice, b->stream));
+    DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    return 0;
+}
+
+extern "C" int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    size_t n = (size_t)b->view.particle_count;
+    DFM_CUDA_TRY(cudaMemcpyAsync(x, b->view.x, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(v, b->view.v, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    return 0;
+}
+
+static unsigned grid_for(int32_t n) { return (unsigned)((n + DFM_CUDA_BLOCK - 1) / DFM_CUDA_BLOCK); }
+
+extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t substeps, int32_t iterations,
+                                     const float gravity[3], char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    dfm_vbd_view v = b->view;
+    const int32_t n = v.particle_count;
+    if (n == 0) return 0;
+    v.h = dt / (float)substeps;
+    v.gravity[0] = gravity[0];
+    v.gravity[1] = gravity[1];
+    v.gravity[2] = gravity[2];
+    for (int32_t s = 0; s < substeps; ++s) {
+        float alpha = (float)(s + 1) / (float)substeps;
+        predict_kernel<<<grid_for(n), DFM_CUDA_BLOCK, 0, b->stream>>>(v, alpha);
+        DFM_CUDA_TRY(cudaGetLastError());
+        for (int32_t it = 0; it < iterations; ++it)
+            for (int32_t c = 0; c < b->color_count; ++c) {
+                int32_t begin = b->color_offsets[c], count = b->color_offsets[c + 1] - begin;
+                if (count == 0) continue;
+                solve_color_kernel<<<grid_for(count), DFM_CUDA_BLOCK, 0, b->stream>>>(v, b->color_particles + begin, count);
+                DFM_CUDA_TRY(cudaGetLastError());
+            }
+        velocity_kernel<<<grid_for(n), DFM_CUDA_BLOCK, 0, b->stream>>>(v);
+        DFM_CUDA_TRY(cudaGetLastError());
+    }
+    DFM_CUDA_TRY(cudaMemcpyAsync((void*)v.kin_start, v.kin_target, 3 * (size_t)n * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, b->stream));
+    DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    return 0;
+}

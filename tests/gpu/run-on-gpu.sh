@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The one command for the GPU machine: configure (sm_90, CUDA required), build, run the gpu and
+# parity tests, compute-sanitizer memcheck and racecheck on a small scene, a short benchmark, and
+# print a compact table last. Logs go to $OUT (or build-gpu/out) when set.
+#   tests/gpu/run-on-gpu.sh [bench envs...]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+out=${OUT:-$root/build-gpu/out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+status=()
+step() { # step NAME COMMAND...: runs, logs to $out/NAME.log, records PASS/FAIL
+  local name=$1; shift
+  local t0=$(date +%s)
+  if "$@" >"$out/$name.log" 2>&1; then status+=("$name|PASS|$(( $(date +%s) - t0 ))s"); return 0; fi
+  status+=("$name|FAIL (rc $?)|$(( $(date +%s) - t0 ))s"); tail -n 40 "$out/$name.log"; return 1
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1 || true
+step configure cmake --preset gpu -DDFM_BUILD_SAMPLES=ON || { printf '%s\n' "${status[@]}"; exit 1; }
+step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
+step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' --output-on-failure
+step ctest_cpu ctest --test-dir build-gpu -L cpu -j "$(nproc)" --output-on-failure
+san=$(command -v compute-sanitizer || true)
+if [ -n "$san" ]; then
+  step memcheck "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
+  step racecheck "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
+else
+  status+=("sanitizer|MISSING|-")
+fi
+step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
+echo
+echo "GPU: $(cat "$out/gpu.txt")"
+grep -h "max |x_gpu" "$out/ctest_gpu.log" | sed 's/^[0-9]*: //' || true
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck.log "$out"/racecheck.log 2>/dev/null || true
+cat "$out/bench.log"
+echo
+echo "| step | result | time |"
+echo "|---|---|---|"
+for s in "${status[@]}"; do echo "| ${s//|/ | } |"; done
