@@ -13,14 +13,15 @@ status=()
 step() { # step NAME COMMAND...: runs, logs to $out/NAME.log, records PASS/FAIL
   local name=$1; shift
   local t0=$(date +%s)
-  if "$@" >"$out/$name.log" 2>&1; then status+=("$name|PASS|$(( $(date +%s) - t0 ))s"); return 0; fi
-  status+=("$name|FAIL (rc $?)|$(( $(date +%s) - t0 ))s"); tail -n 40 "$out/$name.log"; return 1
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ]; then status+=("$name|PASS|$(( $(date +%s) - t0 ))s"); return 0; fi
+  status+=("$name|FAIL (rc $rc)|$(( $(date +%s) - t0 ))s"); tail -n 40 "$out/$name.log"; return 1
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1 || true
 step configure cmake --preset gpu -DDFM_BUILD_SAMPLES=ON || { printf '%s\n' "${status[@]}"; exit 1; }
 step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
 step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' --output-on-failure
-step ctest_cpu ctest --test-dir build-gpu -L cpu -j "$(nproc)" --output-on-failure
 san=$(command -v compute-sanitizer || true)
 if [ -n "$san" ]; then
   step memcheck "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
