@@ -93,6 +93,7 @@ static void place_body(dfm_model* m, dfm_state* s, const dfm_state* old, const d
         memcpy(s->x + 3 * (size_t)p0, b->initial_positions, bytes3);
         memcpy(s->kin_start + 3 * (size_t)p0, b->initial_positions, bytes3);
         memcpy(s->kin_target + 3 * (size_t)p0, b->initial_positions, bytes3);
+        if (b->initial_mode) memcpy(s->mode + p0, b->initial_mode, (size_t)b->vertex_count);
     }
     memcpy(s->x_prev + 3 * (size_t)p0, s->x + 3 * (size_t)p0, bytes3);
     for (int32_t t = 0; t < b->triangle_count; ++t) {
@@ -188,6 +189,8 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
         b->first_particle = p0;
         free(b->initial_positions);
         b->initial_positions = NULL;
+        free(b->initial_mode);
+        b->initial_mode = NULL;
         p0 += b->vertex_count;
     }
     dfm_model_free(&w->model);

@@ -247,7 +247,7 @@ dfm_result dfm_world_add_shape(dfm_world* w, const dfm_shape_def* def, dfm_shape
 dfm_result dfm_world_remove_shape(dfm_world* w, dfm_shape_id id) {
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
-    dfm_shape* s;
+    dfm_shape* s = NULL;
     dfm_result r = resolve_shape(w, id, &s);
     if (r != DFM_OK) return r;
     dfm_shape_free(s);
@@ -276,7 +276,7 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
         dfm_shape_state st;
         memcpy(&id, (const char*)ids + is * (size_t)i, sizeof(id));
         memcpy(&st, (const char*)states + ss * (size_t)i, sizeof(st));
-        dfm_shape* s;
+        dfm_shape* s = NULL;
         dfm_result r = resolve_shape(w, id, &s);
         if (r != DFM_OK) return r;
         const float* f = st.position;
@@ -323,7 +323,7 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
 dfm_result dfm_shape_get_info(dfm_world* w, dfm_shape_id id, dfm_shape_info* out) {
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
-    dfm_shape* s;
+    dfm_shape* s = NULL;
     dfm_result r = resolve_shape(w, id, &s);
     if (r != DFM_OK) return r;
     dfm_shape_info info = dfm_shape_info_init();
@@ -352,7 +352,7 @@ dfm_result dfm_world_get_shape_reactions(dfm_world* w, const dfm_shape_id* ids, 
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "stride is %d bytes; must be 0 or a multiple of 4 >= 12", stride);
     size_t st = stride ? (size_t)stride : 12u;
     for (int32_t i = 0; i < count; ++i) {
-        dfm_shape* s;
+        dfm_shape* s = NULL;
         dfm_result r = resolve_shape(w, ids[i], &s);
         if (r != DFM_OK) return r;
     }

@@ -22,6 +22,7 @@ typedef struct dfm_body {
     int32_t vertex_count;
     float* mass;               ///< kg per vertex (lumped).
     float* initial_positions;  ///< m; consumed by the first rebuild that places the body, then freed.
+    uint8_t* initial_mode;     ///< Vertex modes set before the body is placed (NULL = all dynamic); freed with initial_positions.
     float contact_radius;      ///< m.
     float* drag;               ///< Linear air drag per vertex in kg/s (NULL = none).
     int32_t triangle_count;
