@@ -24,6 +24,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->normal);
     free(c->body_point);
     free(c->radius);
+    free(c->pen0);
     free(c->penalty);
     free(c->head);
     free(c->next);
@@ -31,6 +32,8 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->acc_H);
     free(c->guess_normal);
     free(c->guess_gap);
+    free(c->record_force);
+    free(c->record_reaction);
     int64_t dropped_total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;
@@ -164,10 +167,11 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         c->capacity = cap;
         if (!CALLOC(c->corners, 3 * (int64_t)cap) || !CALLOC(c->shape, cap) || !CALLOC(c->candidate, cap) ||
             !CALLOC(c->bary, 3 * (int64_t)cap) || !CALLOC(c->normal, 3 * (int64_t)cap) ||
-            !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->penalty, cap) ||
+            !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->pen0, cap) || !CALLOC(c->penalty, cap) ||
             !CALLOC(c->head, np) ||
             !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
-            !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np)) {
+            !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np) ||
+            !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->record_reaction, 3 * (int64_t)cap)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }

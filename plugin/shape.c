@@ -19,17 +19,24 @@ void dfm_shape_free(dfm_shape* s) {
     free(s);
 }
 
-static dfm_result resolve_shape(dfm_world* w, dfm_shape_id id, dfm_shape** out) {
-    if (id.index1 == 0) return dfm_fail(w, DFM_ERROR_STALE_ID, "shape id is null");
+/// Resolves a shape id; `entry` >= 0 names the batch entry in the message.
+static dfm_result resolve_shape_entry(dfm_world* w, dfm_shape_id id, int32_t entry, dfm_shape** out) {
+    char where[32] = "";
+    if (entry >= 0) snprintf(where, sizeof(where), "state %d: ", entry);
+    if (id.index1 == 0) return dfm_fail(w, DFM_ERROR_STALE_ID, "%sshape id is null", where);
     if (id.world_tag != w->tag)
-        return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "shape id {%d, gen %u} was issued by another world", id.index1,
-                        id.generation);
+        return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "%sshape id {%d, gen %u} was issued by another world (tag %u, this is %u)",
+                        where, id.index1, id.generation, id.world_tag, w->tag);
     int32_t slot = id.index1 - 1;
     if (slot >= w->shape_slot_count || !w->shape_slots[slot].shape || w->shape_slots[slot].generation != id.generation)
-        return dfm_fail(w, DFM_ERROR_STALE_ID, "shape id {%d, gen %u} is stale (the shape was removed)", id.index1,
-                        id.generation);
+        return dfm_fail(w, DFM_ERROR_STALE_ID, "%sshape id {%d, gen %u} is stale (the shape was removed)", where,
+                        id.index1, id.generation);
     *out = w->shape_slots[slot].shape;
     return DFM_OK;
+}
+
+static dfm_result resolve_shape(dfm_world* w, dfm_shape_id id, dfm_shape** out) {
+    return resolve_shape_entry(w, id, -1, out);
 }
 
 /// Shape-local AABB half size and centre (infinite planes get a huge box).
@@ -112,7 +119,10 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
         s->geom.params[0] = d->radius;
         break;
     case DFM_SHAPE_BOX:
-        for (int a = 0; a < 3 && r == DFM_OK; ++a) r = check_positive(w, "half_extents", d->half_extents[a], 0);
+        for (int a = 0; a < 3 && r == DFM_OK; ++a) {
+            static const char* names[3] = {"half_extents[0]", "half_extents[1]", "half_extents[2]"};
+            r = check_positive(w, names[a], d->half_extents[a], 0);
+        }
         for (int a = 0; a < 3; ++a) s->geom.params[a] = d->half_extents[a];
         break;
     case DFM_SHAPE_CAPSULE:
@@ -124,8 +134,8 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
         s->geom.params[1] = d->half_height;
         break;
     case DFM_SHAPE_PLANE:
-        r = check_positive(w, "half_extents", d->half_extents[0], 1);
-        if (r == DFM_OK) r = check_positive(w, "half_extents", d->half_extents[1], 1);
+        r = check_positive(w, "half_extents[0]", d->half_extents[0], 1);
+        if (r == DFM_OK) r = check_positive(w, "half_extents[1]", d->half_extents[1], 1);
         if (r == DFM_OK && ((d->half_extents[0] > 0.0f) != (d->half_extents[1] > 0.0f)))
             r = dfm_fail(w, DFM_ERROR_INVALID_VALUE,
                          "shape_def.half_extents of a plane must be both 0 (infinite) or both > 0 (finite)");
@@ -277,7 +287,7 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
         memcpy(&id, (const char*)ids + is * (size_t)i, sizeof(id));
         memcpy(&st, (const char*)states + ss * (size_t)i, sizeof(st));
         dfm_shape* s = NULL;
-        dfm_result r = resolve_shape(w, id, &s);
+        dfm_result r = resolve_shape_entry(w, id, i, &s);
         if (r != DFM_OK) return r;
         const float* f = st.position;
         for (int k = 0; k < 3; ++k)

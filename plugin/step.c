@@ -77,6 +77,7 @@ static dfm_contact_view make_contact_view(dfm_world* w) {
     v.normal = c->normal;
     v.body_point = c->body_point;
     v.radius = c->radius;
+    v.pen0 = c->pen0;
     v.penalty = c->penalty;
     v.head = c->head;
     v.next = c->next;
@@ -133,6 +134,8 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.acc_H = c->acc_H;
     cc.guess_normal = c->guess_normal;
     cc.guess_gap = c->guess_gap;
+    cc.record_force = c->record_force;
+    cc.record_reaction = c->record_reaction;
     cc.shape_impulse = impulses;
     int64_t dropped = 0;
     for (int32_t s = 0; s < substeps; ++s) {

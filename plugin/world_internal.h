@@ -139,11 +139,12 @@ typedef struct dfm_contacts {
     int32_t capacity;
     int32_t count;
     int32_t *corners, *shape, *candidate;
-    float *bary, *normal, *body_point, *radius, *penalty;
+    float *bary, *normal, *body_point, *radius, *pen0, *penalty;
     int32_t *head, *next;
     float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
     float* guess_normal;       ///< Initial-guess contact normal per particle (3 each).
     float* guess_gap;          ///< Initial-guess distance to contact per particle.
+    float *record_force, *record_reaction; ///< Reaction scratch, 3 per record each.
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;

@@ -5,6 +5,7 @@
 
 #include "contact_detect.h"
 #include "contact_response.h"
+#include "vbd_particle.h"
 
 /// Contact work attached to one CPU advance (NULL in dfm_cpu_vbd_advance = no contacts).
 typedef struct dfm_cpu_contacts {
@@ -15,6 +16,8 @@ typedef struct dfm_cpu_contacts {
     float* acc_H;                 ///< 9 per particle.
     float* guess_normal;          ///< 3 per particle: contact normal for the initial guess (written by detection).
     float* guess_gap;             ///< Per particle: distance to contact along guess_normal (m, >= 0).
+    float* record_force;          ///< Scratch, 3 per record: force at the final iterate.
+    float* record_reaction;       ///< Scratch, 3 per record: force attributed to the record.
     double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
     double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
     float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
@@ -26,27 +29,28 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
 
 /// Writes, for every particle that is a corner of a record with weight >= 1/2, the normal of its
 /// closest such record and the distance to contact along it (others get a zero normal): the
-/// initial-guess hint of dfm_vbd_predict. x, x_prev: positions at the start of the advance.
-void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, const float* x, int32_t particle_count,
-                                    float* guess_normal, float* guess_gap);
+/// initial-guess hint of dfm_vbd_predict.
+void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,
+                                    float* guess_gap);
 
 /// Builds the per-particle contact lists over the active records (once per advance).
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count);
 
 /// AVBD penalty ramp over the active records only.
-void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* x, const float* x_prev);
+void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* d);
 
 /// Legacy scatter for one color: zeroes the color's accumulators, then every active record adds
 /// w f and w^2 H to its corners of that color.
-void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h,
+void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h,
                                     const int32_t* color_particles, int32_t begin, int32_t end, int32_t color);
 
 /// Coulomb friction projection over the active records, in record order (after the iterations,
-/// before finalize); adds the friction impulses to the shape reactions and particle totals.
-void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, const float* x_prev,
-                               float h);
+/// before finalize).
+void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, float h);
 
-/// End of an advance: reactions on shapes, contact impulse on particles, penetration.
-void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const float* x, const float* x_prev, float h);
+/// End of an advance: reactions on shapes (momentum-consistent: each touching particle's final
+/// residual force, split over its records), contact impulse on particles, penetration.
+/// Needs the per-particle lists (built in both paths).
+void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* view);
 
 #endif

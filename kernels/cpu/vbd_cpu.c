@@ -36,7 +36,7 @@ static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, co
         dfm_v3 f = dfm_v3_zero();
         dfm_m33 H = dfm_m33_zero();
         if (cc && cc->gather) {
-            dfm_contact_gather(cc->view, view->x, view->x_prev, view->h, i, &f, &H);
+            dfm_contact_gather(cc->view, view->d, view->h, i, &f, &H);
         } else if (cc) {
             f = dfm_v3_load(cc->acc_f + 3 * (size_t)i);
             for (int a = 0; a < 3; ++a)
@@ -63,8 +63,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.radius = view->radius;
         in.h = view->h;
         dfm_cpu_contacts_detect(cc->view, &in);
-        if (cc->gather) dfm_cpu_contacts_build_lists(cc->view, n);
-        dfm_cpu_contacts_guess_normals(cc->view, view->x, n, cc->guess_normal, cc->guess_gap);
+        dfm_cpu_contacts_build_lists(cc->view, n); /* gather path and reactions */
+        dfm_cpu_contacts_guess_normals(cc->view, n, cc->guess_normal, cc->guess_gap);
     }
     dfm_vbd_view with_guess = *view;
     with_guess.guess_normal = cc ? cc->guess_normal : NULL;
@@ -76,17 +76,17 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
     for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
 
     for (int32_t it = 0; it < iterations; ++it) {
-        if (cc && cc->view->penalty_beta > 0.0f) dfm_cpu_contacts_update_penalties(cc->view, view->x, view->x_prev);
+        if (cc && cc->view->penalty_beta > 0.0f) dfm_cpu_contacts_update_penalties(cc->view, view->d);
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
             if (cc && !cc->gather)
-                dfm_cpu_contacts_scatter_color(cc, view->x, view->x_prev, view->h, color_particles, begin, end, c);
+                dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
             solve_color(view, cc, color_particles, begin, end, nt);
         }
     }
     if (cc) {
-        dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->x_prev, view->h);
-        dfm_cpu_contacts_finalize(cc, view->x, view->x_prev, view->h);
+        dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h);
+        dfm_cpu_contacts_finalize(cc, view);
     }
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)

@@ -46,7 +46,8 @@ DFM_HD int dfm_shape_aabb_hit(const dfm_shape_rt* s, const float lo[3], const fl
 
 /// Writes a record into the next slot (counted even when it does not fit the capacity).
 DFM_HD void dfm_contact_emit(const dfm_contact_view* c, int32_t cand, int32_t shape, int32_t c0, int32_t c1,
-                             int32_t c2, float w0, float w1, float w2, dfm_v3 n_world, dfm_v3 body_point, float radius) {
+                             int32_t c2, float w0, float w1, float w2, dfm_v3 n_world, dfm_v3 body_point, float radius,
+                             float pen0) {
     int32_t k = DFM_COUNTER_BUMP(c->count);
     if (k >= c->capacity) return;
     c->corners[3 * k + 0] = c0;
@@ -60,6 +61,7 @@ DFM_HD void dfm_contact_emit(const dfm_contact_view* c, int32_t cand, int32_t sh
     dfm_v3_store(n_world, c->normal + 3 * k);
     dfm_v3_store(body_point, c->body_point + 3 * k);
     c->radius[k] = radius;
+    c->pen0[k] = pen0;
     float ke = c->shapes[shape].ke;
     c->penalty[k] = c->penalty_beta > 0.0f ? fminf(c->penalty_start, ke) : ke;
 }
@@ -78,7 +80,7 @@ DFM_HD void dfm_detect_hit(const dfm_contact_view* c, const dfm_shape_rt* s, int
     dfm_v3 surf_shape = dfm_v3_madd(q, gl, -phi);
     dfm_v3 body_point = dfm_xform_point(s->local, surf_shape);
     dfm_v3 n_world = dfm_quat_rotate(pose.q, gl);
-    dfm_contact_emit(c, cand, shape, c0, c1, c2, w0, w1, w2, n_world, body_point, radius);
+    dfm_contact_emit(c, cand, shape, c0, c1, c2, w0, w1, w2, n_world, body_point, radius, radius + s->margin - phi);
 }
 
 /// Particle candidate k (index into cand_particle).

@@ -25,39 +25,38 @@
 
 /// Geometry of a record at the current iterate.
 typedef struct dfm_contact_geom {
-    dfm_v3 x;        ///< Contact point on the deformable, world.
-    dfm_v3 x_prev;   ///< Same at the start of the advance.
-    dfm_v3 b;        ///< Surface point, world, end of advance.
-    dfm_v3 b_prev;   ///< Surface point, world, start of advance.
+    dfm_v3 D;        ///< Contact point's motion relative to the shape over the advance, world.
+    dfm_v3 b;        ///< Surface point, world, end of advance (for torques).
     dfm_v3 n;        ///< Normal (world, from detection).
     float pen;       ///< Penetration, m (> 0 in contact).
 } dfm_contact_geom;
 
-/// Evaluates the record's geometry from positions x and x_prev (3 floats per particle).
-DFM_HD dfm_contact_geom dfm_contact_geometry(const dfm_contact_view* c, const float* x, const float* x_prev, int32_t k) {
+/// Evaluates the record's geometry from the particles' displacements d over the advance (3
+/// floats per particle): D = sum w_i d_i - (b_end - b_start) and pen = pen0 - n.D, with pen0 the
+/// penetration at detection. Only differences of positions enter, so a scene far from the
+/// origin keeps its precision (absolute positions lost the ~1e-7 m resting penetration at 100 m).
+DFM_HD dfm_contact_geom dfm_contact_geometry(const dfm_contact_view* c, const float* d, int32_t k) {
     dfm_contact_geom g;
-    g.x = dfm_v3_zero();
-    g.x_prev = dfm_v3_zero();
+    dfm_v3 dc = dfm_v3_zero();
     for (int j = 0; j < 3; ++j) {
         int32_t p = c->corners[3 * k + j];
-        if (p < 0) continue;
-        float w = c->bary[3 * k + j];
-        g.x = dfm_v3_madd(g.x, dfm_v3_load(x + 3 * p), w);
-        g.x_prev = dfm_v3_madd(g.x_prev, dfm_v3_load(x_prev + 3 * p), w);
+        if (p >= 0) dc = dfm_v3_madd(dc, dfm_v3_load(d + 3 * p), c->bary[3 * k + j]);
     }
     const dfm_shape_rt* s = &c->shapes[c->shape[k]];
     dfm_v3 bp = dfm_v3_load(c->body_point + 3 * k);
+    dfm_v3 db = dfm_v3_add(dfm_v3_sub(s->body_end.t, s->body_start.t),
+                           dfm_v3_sub(dfm_quat_rotate(s->body_end.q, bp), dfm_quat_rotate(s->body_start.q, bp)));
+    g.D = dfm_v3_sub(dc, db);
     g.b = dfm_xform_point(s->body_end, bp);
-    g.b_prev = dfm_xform_point(s->body_start, bp);
     g.n = dfm_v3_load(c->normal + 3 * k);
-    g.pen = c->radius[k] + s->margin - dfm_v3_dot(g.n, dfm_v3_sub(g.x, g.b));
+    g.pen = c->pen0[k] - dfm_v3_dot(g.n, g.D);
     return g;
 }
 
 /// Force on the contact point and its 3x3 Hessian for record k (zero when separated).
-DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* x, const float* x_prev, float h,
-                                    int32_t k, dfm_v3* f_out, dfm_m33* H_out) {
-    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, float h, int32_t k, dfm_v3* f_out,
+                                    dfm_m33* H_out) {
+    dfm_contact_geom g = dfm_contact_geometry(c, d, k);
     dfm_v3 f = dfm_v3_zero();
     dfm_m33 H = dfm_m33_zero();
     if (g.pen > 0.0f) {
@@ -66,7 +65,7 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* x, c
         float fn = kp * g.pen;
         f = dfm_v3_scale(g.n, fn);
         H = dfm_m33_add_outer(H, g.n, g.n, kp);
-        dfm_v3 D = dfm_v3_sub(dfm_v3_sub(g.x, g.x_prev), dfm_v3_sub(g.b, g.b_prev));
+        dfm_v3 D = g.D;
         float dn = dfm_v3_dot(g.n, D);
         if (dn < 0.0f && s->kd > 0.0f) {
             f = dfm_v3_madd(f, g.n, -(s->kd / h) * dn);
@@ -87,15 +86,15 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* x, c
 }
 
 /// AVBD penalty ramp of record k at the current iterate: k <- min(k + beta max(0, pen), ke).
-DFM_HD void dfm_contact_update_penalty(const dfm_contact_view* c, const float* x, const float* x_prev, int32_t k) {
-    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+DFM_HD void dfm_contact_update_penalty(const dfm_contact_view* c, const float* d, int32_t k) {
+    dfm_contact_geom g = dfm_contact_geometry(c, d, k);
     float ke = c->shapes[c->shape[k]].ke;
     c->penalty[k] = fminf(c->penalty[k] + c->penalty_beta * fmaxf(g.pen, 0.0f), ke);
 }
 
 /// Contact force and Hessian on particle i from all records in its list (gather path).
-DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* x, const float* x_prev, float h, int32_t i,
-                               dfm_v3* f, dfm_m33* H) {
+DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* d, float h, int32_t i, dfm_v3* f,
+                               dfm_m33* H) {
     dfm_v3 fs = dfm_v3_zero();
     dfm_m33 Hs = dfm_m33_zero();
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
@@ -103,7 +102,7 @@ DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* x, const 
         float w = c->bary[3 * k + corner];
         dfm_v3 fp;
         dfm_m33 Hp;
-        dfm_contact_point_force(c, x, x_prev, h, k, &fp, &Hp);
+        dfm_contact_point_force(c, d, h, k, &fp, &Hp);
         fs = dfm_v3_madd(fs, fp, w);
         Hs = dfm_m33_add(Hs, dfm_m33_scale(Hp, w * w));
     }
@@ -117,12 +116,12 @@ DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* x, const 
 /// contact point's inverse mass; f_n = k pen at the current iterate), else reduced by that amount.
 /// Corners move by (w_j / m_j) / W times the point correction (least-mass-weighted change).
 /// Updates x and d consistently; returns the friction impulse applied to the particles (N s).
-DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint8_t* mode, float* x, float* d,
-                                           const float* x_prev, float h, int32_t k) {
+DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint8_t* mode, float* x, float* d, float h,
+                                           int32_t k) {
     const dfm_shape_rt* s = &c->shapes[c->shape[k]];
     dfm_v3 impulse = dfm_v3_zero();
     if (!(s->mu > 0.0f)) return impulse;
-    dfm_contact_geom g = dfm_contact_geometry(c, x, x_prev, k);
+    dfm_contact_geom g = dfm_contact_geometry(c, d, k);
     if (!(g.pen > 0.0f)) return impulse;
     float W = 0.0f;
     for (int j = 0; j < 3; ++j) {
@@ -130,8 +129,7 @@ DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint
         if (p >= 0 && mode[p] == 0) W += c->bary[3 * k + j] * c->bary[3 * k + j] / c->particle_mass[p];
     }
     if (!(W > 0.0f)) return impulse;
-    dfm_v3 D = dfm_v3_sub(dfm_v3_sub(g.x, g.x_prev), dfm_v3_sub(g.b, g.b_prev));
-    dfm_v3 u = dfm_v3_madd(D, g.n, -dfm_v3_dot(D, g.n));
+    dfm_v3 u = dfm_v3_madd(g.D, g.n, -dfm_v3_dot(g.D, g.n));
     float ul = dfm_v3_len(u), reach = s->mu * c->penalty[k] * g.pen * h * h * W;
     dfm_v3 corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
     for (int j = 0; j < 3; ++j) {

@@ -52,6 +52,7 @@ typedef struct dfm_contact_view {
     float* normal;                ///< 3 per record: world normal at detection.
     float* body_point;            ///< 3 per record: surface point in the host body frame.
     float* radius;                ///< Contact radius per record (max over corners), m.
+    float* pen0;                  ///< Penetration at detection (radius + margin - distance), m.
     float* penalty;               ///< Current penalty stiffness per record, N/m.
     /* per-particle contact lists (gather path) */
     int32_t* head;                ///< Per particle: first node (3 * record + corner) or -1.

@@ -1,6 +1,6 @@
 /// Sample 03 (headless): a two-finger gripper lifts a cloth from a table.
 ///
-/// A 0.3 m cloth lies on a table top (a 2 cm slab on a narrower base) with 12 cm hanging over the
+/// A 0.3 m cloth lies on a table top (a 2 cm slab on a narrower base) with 22 cm hanging over the
 /// slab's edge; the overhang drapes down past the slab and hangs free. Two box pads (kinematic
 /// host bodies, moved every tick through dfm_world_set_shape_states) wait open on both sides of
 /// the hanging strip (one under the slab), close on it (squeeze), pull it away from the table,
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     float* x = malloc(sizeof(float) * 3 * (size_t)nv);
     int32_t* tris = malloc(sizeof(int32_t) * 3 * (size_t)nt);
     dfm_cloth_def cd = dfm_cloth_def_default();
-    const float size = 0.3f, overhang = 0.12f;
+    const float size = 0.3f, overhang = 0.22f;
     const float origin[3] = {edge + overhang - size, -0.5f * size, cd.contact_radius};
     const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
     dfm_cloth_grid_generate(res, res, origin, au, av, x, tris);
