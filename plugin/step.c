@@ -9,8 +9,7 @@
 
 #include "vbd_cpu.h"
 
-/// Fills a view of the world's host arrays.
-static dfm_vbd_view make_view(dfm_world* w, float h) {
+dfm_vbd_view dfm_world_host_view(dfm_world* w, float h) {
     dfm_model* m = &w->model;
     dfm_state* s = &w->state;
     dfm_vbd_view v;
@@ -117,7 +116,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_contacts* c = &w->contacts;
     const int32_t substeps = w->def.substeps;
     const float h = dt / (float)substeps;
-    dfm_vbd_view view = make_view(w, h);
+    dfm_vbd_view view = dfm_world_host_view(w, h);
     dfm_contact_view cview = make_contact_view(w);
     int use_contacts = c->shape_count > 0 && c->capacity > 0;
     double* impulses = NULL;

@@ -5,6 +5,9 @@
 
 #include "world_internal.h"
 
+/// A view of the world's host arrays (model and state) with substep `h` and the world's gravity.
+dfm_vbd_view dfm_world_host_view(dfm_world* world, float h);
+
 /// Runs `substeps` VBD advances of dt/substeps on the CPU backend, with contacts against the
 /// registered shapes. The model must be current. Kinematic vertices end at their targets, which
 /// then become their start for the next step. Fails (changing nothing) only when the contact
