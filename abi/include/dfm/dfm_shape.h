@@ -65,7 +65,9 @@ static inline dfm_shape_def dfm_shape_def_default(void) {
 }
 
 /// Per-tick state of a shape's host body, world frame. If aabb_min[0] > aabb_max[0], dfm computes
-/// the shape's world AABB itself from the pose.
+/// the shape's world AABB itself from the pose. Within a step the shape moves from its previous
+/// pose to this one (the contact damping and friction see that motion); the velocities are
+/// validated and stored but not used yet (a shape's first state therefore starts at rest).
 typedef struct dfm_shape_state {
     float position[3];         ///< Host body origin, m.
     float rotation[4];         ///< Host body orientation, unit quaternion (x, y, z, w).
