@@ -121,7 +121,8 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
         r = dfm_world_sync_device(w);
         if (r != DFM_OK) return r;
         char err[256];
-        int rc = dfm_cuda_backend_step(w->cuda, dt, w->def.substeps, w->def.iterations, w->def.gravity, err, sizeof(err));
+        int rc = dfm_cuda_backend_step(w->cuda, dt, w->def.substeps, w->def.iterations, w->def.gravity,
+                                       !(w->def.disable_flags & DFM_DISABLE_GRAPH_CAPTURE), err, sizeof(err));
         if (rc != 0) {
             w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
             w->device_newer = 0;

@@ -35,6 +35,8 @@ struct dfm_cuda_backend {
     int32_t* color_particles;  ///< Device.
     void* allocations[64];     ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
+    cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
+    float graph_key[6];        ///< dt, gravity xyz, substeps, iterations the graph was captured with.
 };
 
 // ---- kernels ------------------------------------------------------------------------------------
@@ -59,7 +61,13 @@ __global__ void velocity_kernel(dfm_vbd_view v) {
 
 // ---- memory -------------------------------------------------------------------------------------
 
+static void free_graph(dfm_cuda_backend* b) {
+    if (b->graph) cudaGraphExecDestroy(b->graph);
+    b->graph = NULL;
+}
+
 static void free_model(dfm_cuda_backend* b) {
+    free_graph(b); /* its kernel parameters point into the model */
     for (int k = 0; k < b->allocation_count; ++k) cudaFree(b->allocations[k]);
     b->allocation_count = 0;
     free(b->color_offsets);
@@ -214,16 +222,10 @@ extern "C" int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, fl
 
 static unsigned grid_for(int32_t n) { return (unsigned)((n + DFM_CUDA_BLOCK - 1) / DFM_CUDA_BLOCK); }
 
-extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t substeps, int32_t iterations,
-                                     const float gravity[3], char* err, size_t err_size) {
-    DFM_CUDA_TRY(cudaSetDevice(b->device));
-    dfm_vbd_view v = b->view;
+/// Enqueues one whole step on the stream (eager, or while the stream is being captured).
+static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, int32_t substeps, int32_t iterations, char* err,
+                        size_t err_size) {
     const int32_t n = v.particle_count;
-    if (n == 0) return 0;
-    v.h = dt / (float)substeps;
-    v.gravity[0] = gravity[0];
-    v.gravity[1] = gravity[1];
-    v.gravity[2] = gravity[2];
     for (int32_t s = 0; s < substeps; ++s) {
         float alpha = (float)(s + 1) / (float)substeps;
         predict_kernel<<<grid_for(n), DFM_CUDA_BLOCK, 0, b->stream>>>(v, alpha);
@@ -240,6 +242,50 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t subs
     }
     DFM_CUDA_TRY(cudaMemcpyAsync((void*)v.kin_start, v.kin_target, 3 * (size_t)n * sizeof(float),
                                  cudaMemcpyDeviceToDevice, b->stream));
+    return 0;
+}
+
+extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t substeps, int32_t iterations,
+                                     const float gravity[3], int use_graph, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    dfm_vbd_view v = b->view;
+    if (v.particle_count == 0) return 0;
+    v.h = dt / (float)substeps;
+    v.gravity[0] = gravity[0];
+    v.gravity[1] = gravity[1];
+    v.gravity[2] = gravity[2];
+    if (!use_graph) {
+        free_graph(b);
+        int r = enqueue_step(b, v, substeps, iterations, err, err_size);
+        if (r) return r;
+    } else {
+        float key[6] = {dt, gravity[0], gravity[1], gravity[2], (float)substeps, (float)iterations};
+        if (b->graph && memcmp(key, b->graph_key, sizeof(key)) != 0) free_graph(b);
+        if (!b->graph) {
+            /* Capture the step once; replays need no host work beyond one launch. */
+            cudaGraph_t g = NULL;
+            DFM_CUDA_TRY(cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeThreadLocal));
+            int r = enqueue_step(b, v, substeps, iterations, err, err_size);
+            cudaError_t e = cudaStreamEndCapture(b->stream, &g);
+            if (r) {
+                if (g) cudaGraphDestroy(g);
+                return r;
+            }
+            if (e != cudaSuccess) {
+                snprintf(err, err_size, "cudaStreamEndCapture: %s", cudaGetErrorString(e));
+                return dfm_cuda_result(e);
+            }
+            e = cudaGraphInstantiate(&b->graph, g, 0);
+            cudaGraphDestroy(g);
+            if (e != cudaSuccess) {
+                b->graph = NULL;
+                snprintf(err, err_size, "cudaGraphInstantiate: %s", cudaGetErrorString(e));
+                return dfm_cuda_result(e);
+            }
+            memcpy(b->graph_key, key, sizeof(key));
+        }
+        DFM_CUDA_TRY(cudaGraphLaunch(b->graph, b->stream));
+    }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
     return 0;
 }

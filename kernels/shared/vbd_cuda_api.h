@@ -46,9 +46,11 @@ int dfm_cuda_backend_upload_state(dfm_cuda_backend* b, const dfm_vbd_view* host,
 int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, char* err, size_t err_size);
 
 /// Runs one step: `substeps` advances of dt/substeps with `iterations` sweeps over the colors,
-/// then moves kinematic targets into their start. Synchronizes the stream before returning.
+/// then moves kinematic targets into their start. With `use_graph`, the whole step is captured
+/// once into a CUDA graph and replayed (re-captured when dt, substeps, iterations, gravity or the
+/// model change). Synchronizes the stream before returning.
 int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t substeps, int32_t iterations, const float gravity[3],
-                          char* err, size_t err_size);
+                          int use_graph, char* err, size_t err_size);
 
 #ifdef __cplusplus
 }

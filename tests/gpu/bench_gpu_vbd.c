@@ -13,12 +13,14 @@ static double now(void) {
 }
 
 /// Env-steps per second of `envs` cloths on `backend` (0 when unavailable).
-static double measure(int backend, int32_t envs, int steps) {
-    dfm_result r;
-    dfm_world* w = gpu_scene_world(backend, 4, 10, &r);
-    if (!w) return 0.0;
+static double measure(int backend, int32_t envs, int steps, uint32_t flags) {
+    dfm_world_def def = dfm_world_def_default();
+    def.backend = backend;
+    def.disable_flags = flags;
+    dfm_world* w = NULL;
+    if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) return 0.0;
     gpu_scene_hanging_cloths(w, envs, 24);
-    dfm_world_step(w, 1.0f / 60.0f); /* warm-up: upload, first launches */
+    dfm_world_step(w, 1.0f / 60.0f); /* warm-up: upload, first launches or capture */
     double t0 = now();
     for (int s = 0; s < steps; ++s)
         if (dfm_world_step(w, 1.0f / 60.0f) != DFM_OK) {
@@ -38,16 +40,20 @@ int main(int argc, char** argv) {
         n = 0;
         for (int i = 1; i < argc && n < 8; ++i) envs[n++] = atoi(argv[i]);
     }
-    printf("| envs | particles | CPU env-steps/s | GPU env-steps/s | GPU/CPU |\n|---|---|---|---|---|\n");
+    printf("| envs | particles | CPU env-steps/s | GPU eager env-steps/s | GPU graph env-steps/s | graph/eager | graph/CPU |\n"
+           "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; ++i) {
         /* The CPU backend is measured up to 64 environments only (a 1024-environment step takes
          * tens of seconds there); its env-steps/s is flat in the environment count. */
-        double cpu = envs[i] <= 64 ? measure(DFM_BACKEND_CPU, envs[i], envs[i] >= 64 ? 3 : 20) : 0.0;
-        double gpu = measure(DFM_BACKEND_CUDA, envs[i], 50);
+        double cpu = envs[i] <= 64 ? measure(DFM_BACKEND_CPU, envs[i], envs[i] >= 64 ? 3 : 20, 0u) : 0.0;
+        double eager = measure(DFM_BACKEND_CUDA, envs[i], 50, DFM_DISABLE_GRAPH_CAPTURE);
+        double graph = measure(DFM_BACKEND_CUDA, envs[i], 50, 0u);
         if (cpu > 0.0)
-            printf("| %d | %d | %.1f | %.1f | %.1f |\n", envs[i], envs[i] * 576, cpu, gpu, gpu / cpu);
+            printf("| %d | %d | %.1f | %.1f | %.1f | %.2f | %.1f |\n", envs[i], envs[i] * 576, cpu, eager, graph,
+                   eager > 0 ? graph / eager : 0.0, graph / cpu);
         else
-            printf("| %d | %d | - | %.1f | - |\n", envs[i], envs[i] * 576, gpu);
+            printf("| %d | %d | - | %.1f | %.1f | %.2f | - |\n", envs[i], envs[i] * 576, eager, graph,
+                   eager > 0 ? graph / eager : 0.0);
         fflush(stdout);
     }
     return 0;

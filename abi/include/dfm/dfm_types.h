@@ -54,8 +54,10 @@ enum {
     DFM_DISABLE_EDGE_CONTACTS = 1u << 3, ///< No edge-vs-shape contacts (particles and faces only).
     DFM_DISABLE_FACE_CONTACTS = 1u << 4, ///< No face-vs-shape contacts.
     DFM_DISABLE_SPLIT_SDF = 1u << 5,     ///< Always evaluate value + gradient together.
-    DFM_DISABLE_STATIC_FRICTION = 1u << 6 ///< IPC-style smoothed friction in the solve instead of the
-                                          ///< Coulomb projection; creeps at rest (docs/friction.md).
+    DFM_DISABLE_STATIC_FRICTION = 1u << 6, ///< IPC-style smoothed friction in the solve instead of the
+                                           ///< Coulomb projection; creeps at rest (docs/friction.md).
+    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7    ///< CUDA: launch every kernel of a step eagerly instead of
+                                           ///< replaying one captured CUDA graph per step.
 };
 
 /// Default world def (positional aggregate so it is valid C and C++).
