@@ -1,0 +1,27 @@
+# Runs dfm_bench at a tiny size on the CPU and checks that its JSON is complete: every run has
+# every documented field, and the numbers are finite and positive.
+execute_process(COMMAND ${BENCH} --backend cpu --envs 2 --steps 2 --windows 3 --warmup 2 --quiet --json ${OUT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+message("${stdout}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "dfm_bench failed (${rc}): ${stderr}")
+endif()
+file(READ ${OUT} json)
+string(JSON nruns LENGTH "${json}" runs)
+if(NOT nruns EQUAL 2)
+  message(FATAL_ERROR "expected 2 runs (cloth-lift, soft-lift), got ${nruns}")
+endif()
+math(EXPR last "${nruns} - 1")
+foreach(i RANGE 0 ${last})
+  foreach(field envs particles elements colors substeps iterations env_steps_per_s wall_ms_per_env_step
+                wall_ms_per_step contacts_capacity)
+    string(JSON v GET "${json}" runs ${i} ${field})
+    if(NOT v GREATER 0)
+      message(FATAL_ERROR "run ${i}: ${field} = '${v}' is not a positive number")
+    endif()
+  endforeach()
+  foreach(field workload backend contacts_active contacts_dropped device_memory_bytes phase_ms_per_env_step)
+    string(JSON t TYPE "${json}" runs ${i} ${field})
+  endforeach()
+endforeach()
+message(STATUS "bench JSON complete: ${nruns} runs")

@@ -1,0 +1,263 @@
+/// dfm_bench: the cloth-lift and soft-lift benchmarks (docs/bench.md).
+///
+/// Usage: dfm_bench [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N]
+///                  [--iterations N] [--backend cpu|cuda|auto] [--steps N] [--windows N]
+///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
+/// Prints a table on stdout and writes the JSON (default bench.json). Env-steps/s and wall time
+/// per env step are medians over `windows` timed windows of `steps` steps after `warmup` steps.
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+typedef struct run_result {
+    bench_kind kind;
+    int32_t envs, particles, elements, colors, backend;
+    double env_steps_per_s, wall_ms_per_env_step, wall_ms_per_step;
+    int32_t contacts_active, contacts_capacity;
+    int64_t contacts_dropped;
+    int ok;
+} run_result;
+
+typedef struct cli {
+    bench_options base;
+    int steps, windows, warmup, both, attribution, scaling, quiet;
+    const char* json;
+} cli;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : (x > y);
+}
+
+static const char* kind_name(bench_kind k) { return k == BENCH_CLOTH_LIFT ? "cloth-lift" : "soft-lift"; }
+static const char* backend_name(int b) { return b == DFM_BACKEND_CUDA ? "cuda" : (b == DFM_BACKEND_CPU ? "cpu" : "auto"); }
+
+/// Progress bar on stderr (only for runs that take more than a few seconds).
+static void progress(const cli* c, const char* what, int done, int total, double started) {
+    if (c->quiet || now_s() - started < 3.0) return;
+    int width = 30, filled = total > 0 ? done * width / total : width;
+    fprintf(stderr, "\r%-28s [", what);
+    for (int i = 0; i < width; ++i) fputc(i < filled ? '#' : '.', stderr);
+    fprintf(stderr, "] %d/%d", done, total);
+    if (done == total) fputc('\n', stderr);
+}
+
+/// Builds, warms up and times one configuration.
+static run_result run_one(const cli* c, bench_options o) {
+    run_result res;
+    memset(&res, 0, sizeof(res));
+    res.kind = o.kind;
+    res.envs = o.envs;
+    double need = bench_workload_estimate_bytes(&o);
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double avail = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (avail > 0.0 && need > 0.8 * avail) {
+        fprintf(stderr,
+                "dfm_bench: %s at %d environments needs about %.2f GiB of host memory; %.2f GiB are available. "
+                "Use fewer environments (--envs).\n",
+                kind_name(o.kind), o.envs, need / 1073741824.0, avail / 1073741824.0);
+        return res;
+    }
+    bench_workload w;
+    dfm_result r = bench_workload_build(&o, &w);
+    if (r != DFM_OK) {
+        fprintf(stderr, "dfm_bench: building %s failed: %s: %s\n", kind_name(o.kind), dfm_result_string(r),
+                dfm_world_last_error(w.world));
+        bench_workload_free(&w);
+        return res;
+    }
+    dfm_world_stats st = dfm_world_stats_init();
+    dfm_world_get_stats(w.world, &st);
+    res.backend = st.backend;
+    res.particles = w.particles;
+    res.elements = w.elements;
+    res.colors = w.colors;
+    const float dt = 1.0f / 60.0f;
+    double t = 0.0, started = now_s();
+    int total = c->warmup + c->windows * c->steps, done = 0;
+    char label[64];
+    snprintf(label, sizeof(label), "%s x%d", kind_name(o.kind), o.envs);
+    for (int s = 0; s < c->warmup; ++s, ++done) {
+        t += dt;
+        if (bench_workload_drive(&w, t) != DFM_OK || dfm_world_step(w.world, dt) != DFM_OK) goto fail;
+        progress(c, label, done + 1, total, started);
+    }
+    double* per_env_ms = (double*)malloc(sizeof(double) * (size_t)c->windows);
+    for (int win = 0; win < c->windows; ++win) {
+        double t0 = now_s();
+        for (int s = 0; s < c->steps; ++s, ++done) {
+            t += dt;
+            if (bench_workload_drive(&w, t) != DFM_OK || dfm_world_step(w.world, dt) != DFM_OK) {
+                free(per_env_ms);
+                goto fail;
+            }
+            progress(c, label, done + 1, total, started);
+        }
+        per_env_ms[win] = (now_s() - t0) * 1e3 / ((double)c->steps * o.envs);
+    }
+    qsort(per_env_ms, (size_t)c->windows, sizeof(double), cmp_double);
+    res.wall_ms_per_env_step = per_env_ms[c->windows / 2];
+    free(per_env_ms);
+    res.wall_ms_per_step = res.wall_ms_per_env_step * o.envs;
+    res.env_steps_per_s = 1e3 / res.wall_ms_per_env_step;
+    dfm_contact_stats cs = dfm_contact_stats_init();
+    dfm_world_get_contact_stats(w.world, &cs);
+    res.contacts_active = cs.active;
+    res.contacts_capacity = cs.capacity;
+    res.contacts_dropped = cs.dropped_total;
+    res.ok = isfinite(res.env_steps_per_s) && res.env_steps_per_s > 0.0;
+    bench_workload_free(&w);
+    return res;
+fail:
+    fprintf(stderr, "\ndfm_bench: step failed: %s\n", dfm_world_last_error(w.world));
+    bench_workload_free(&w);
+    return res;
+}
+
+static void print_row(const run_result* r) {
+    printf("| %-10s | %-4s | %6d | %9d | %9d | %3d | %12.1f | %10.4f | %7d / %-8d |\n", kind_name(r->kind),
+           backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->env_steps_per_s,
+           r->wall_ms_per_env_step, r->contacts_active, r->contacts_capacity);
+}
+
+static void print_header(void) {
+    printf("| workload   | back | envs   | particles | elements  | col | env-steps/s  | ms/env-step | contacts (active / capacity) |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+}
+
+static void json_run(FILE* f, const run_result* r, const cli* c) {
+    fprintf(f,
+            "{\"workload\": \"%s\", \"backend\": \"%s\", \"envs\": %d, \"particles\": %d, \"elements\": %d, "
+            "\"colors\": %d, \"substeps\": %d, \"iterations\": %d, \"steps_per_window\": %d, \"windows\": %d, "
+            "\"env_steps_per_s\": %.6g, \"wall_ms_per_env_step\": %.6g, \"wall_ms_per_step\": %.6g, "
+            "\"contacts_active\": %d, \"contacts_capacity\": %d, \"contacts_dropped\": %lld, "
+            "\"device_memory_bytes\": null, \"phase_ms_per_env_step\": null}",
+            kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors,
+            c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s, r->wall_ms_per_env_step,
+            r->wall_ms_per_step, r->contacts_active, r->contacts_capacity, (long long)r->contacts_dropped);
+}
+
+/// The optimizations that can be switched off, in the seed's order.
+static const struct {
+    uint32_t flag;
+    const char* name;
+} k_switches[] = {{DFM_DISABLE_SHAPE_SORT, "shape_sort"},     {DFM_DISABLE_CONTACT_LISTS, "contact_lists"},
+                  {DFM_DISABLE_AABB_CULL, "aabb_early_out"}, {DFM_DISABLE_SPLIT_SDF, "split_sdf"},
+                  {DFM_DISABLE_GRAPH_CAPTURE, "graph_capture"}};
+
+int main(int argc, char** argv) {
+    cli c;
+    memset(&c, 0, sizeof(c));
+    c.base.kind = BENCH_CLOTH_LIFT;
+    c.base.envs = 1024;
+    c.base.substeps = 4;
+    c.base.iterations = 10;
+    c.base.backend = DFM_BACKEND_AUTO;
+    c.steps = 10;
+    c.windows = 5;
+    c.warmup = 30;
+    c.both = 1;
+    c.json = "bench.json";
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--workload") && v) {
+            c.both = !strcmp(v, "both");
+            c.base.kind = !strcmp(v, "soft-lift") ? BENCH_SOFT_LIFT : BENCH_CLOTH_LIFT;
+            if (strcmp(v, "both") && strcmp(v, "cloth-lift") && strcmp(v, "soft-lift")) goto usage;
+            ++i;
+        } else if (!strcmp(a, "--envs") && v) c.base.envs = atoi(argv[++i]);
+        else if (!strcmp(a, "--substeps") && v) c.base.substeps = atoi(argv[++i]);
+        else if (!strcmp(a, "--iterations") && v) c.base.iterations = atoi(argv[++i]);
+        else if (!strcmp(a, "--steps") && v) c.steps = atoi(argv[++i]);
+        else if (!strcmp(a, "--windows") && v) c.windows = atoi(argv[++i]);
+        else if (!strcmp(a, "--warmup") && v) c.warmup = atoi(argv[++i]);
+        else if (!strcmp(a, "--json") && v) c.json = argv[++i];
+        else if (!strcmp(a, "--backend") && v) {
+            c.base.backend = !strcmp(v, "cpu") ? DFM_BACKEND_CPU : (!strcmp(v, "cuda") ? DFM_BACKEND_CUDA : DFM_BACKEND_AUTO);
+            ++i;
+        } else if (!strcmp(a, "--attribution")) c.attribution = 1;
+        else if (!strcmp(a, "--scaling")) c.scaling = 1;
+        else if (!strcmp(a, "--quiet")) c.quiet = 1;
+        else goto usage;
+    }
+    if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 || c.warmup < 0)
+        goto usage;
+    FILE* f = fopen(c.json, "w");
+    if (!f) {
+        fprintf(stderr, "dfm_bench: cannot write %s\n", c.json);
+        return 1;
+    }
+    char host[128] = "unknown";
+    gethostname(host, sizeof(host) - 1);
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\"tool\": \"dfm_bench\", \"dfm_version\": \"%s\", \"date\": \"%s\", \"host\": \"%s\", \"runs\": [", dfm_version(),
+            date, host);
+    int failed = 0, first = 1;
+    bench_kind kinds[2] = {BENCH_CLOTH_LIFT, BENCH_SOFT_LIFT};
+    int nk = c.both ? 2 : 1;
+    if (!c.both) kinds[0] = c.base.kind;
+    print_header();
+    for (int k = 0; k < nk; ++k) {
+        bench_options o = c.base;
+        o.kind = kinds[k];
+        o.res = o.kind == BENCH_CLOTH_LIFT ? 24 : 6;
+        int32_t sizes[6] = {1, 16, 256, 1024, 4096, 8192};
+        int ns = c.scaling ? 6 : 1;
+        for (int s = 0; s < ns; ++s) {
+            if (c.scaling) o.envs = sizes[s];
+            run_result r = run_one(&c, o);
+            failed |= !r.ok;
+            if (!r.ok) continue;
+            print_row(&r);
+            fprintf(f, "%s\n  ", first ? "" : ",");
+            json_run(f, &r, &c);
+            first = 0;
+        }
+        if (c.attribution) {
+            o.envs = c.base.envs;
+            run_result base = run_one(&c, o);
+            failed |= !base.ok;
+            printf("\nattribution (%s, %d envs, %s): wall ms per env step with one optimization off\n"
+                   "| switched off | ms/env-step | saving ms | share of step |\n|---|---|---|---|\n| (none) | %.4f | - | - |\n",
+                   kind_name(o.kind), o.envs, backend_name(base.backend), base.wall_ms_per_env_step);
+            for (size_t q = 0; q < sizeof(k_switches) / sizeof(k_switches[0]) && base.ok; ++q) {
+                bench_options oo = o;
+                oo.flags = k_switches[q].flag;
+                run_result r = run_one(&c, oo);
+                if (!r.ok) continue;
+                double saving = r.wall_ms_per_env_step - base.wall_ms_per_env_step;
+                printf("| %s | %.4f | %.4f | %.1f%% |\n", k_switches[q].name, r.wall_ms_per_env_step, saving,
+                       100.0 * saving / r.wall_ms_per_env_step);
+                fprintf(f, ",\n  {\"attribution_of\": \"%s\", \"switched_off\": \"%s\", \"wall_ms_per_env_step\": %.6g, "
+                           "\"baseline_ms_per_env_step\": %.6g, \"saving_ms\": %.6g}",
+                        kind_name(o.kind), k_switches[q].name, r.wall_ms_per_env_step, base.wall_ms_per_env_step, saving);
+            }
+        }
+    }
+    fprintf(f, "\n]}\n");
+    fclose(f);
+    printf("\njson: %s\n", c.json);
+    return failed ? 1 : 0;
+usage:
+    fprintf(stderr,
+            "usage: %s [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N] [--iterations N]\n"
+            "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
+            "          [--attribution] [--scaling] [--quiet]\n",
+            argv[0]);
+    return 2;
+}

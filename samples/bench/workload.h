@@ -1,0 +1,48 @@
+/// @file workload.h
+/// The benchmark workloads, built through the public ABI like a host would build them:
+/// cloth-lift (a 24 x 24-vertex, 0.3 m cloth on a table box) and soft-lift (a 6 cm soft cube of
+/// 6 x 6 x 6 vertices, 5 tets per cell), each with a gripper of two box pads and a palm box on a
+/// scripted path (approach, squeeze, lift). Environments are 2 m apart along x.
+#ifndef DFM_BENCH_WORKLOAD_H
+#define DFM_BENCH_WORKLOAD_H
+
+#include <dfm/dfm.h>
+
+/// Workload kinds.
+typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1 } bench_kind;
+
+/// Options of one run.
+typedef struct bench_options {
+    bench_kind kind;
+    int32_t envs;        ///< Environments.
+    int32_t res;         ///< Cloth vertices per side (cloth-lift) or cube vertices per side (soft-lift).
+    int32_t substeps;    ///< Per env step.
+    int32_t iterations;  ///< Per substep.
+    int32_t backend;     ///< dfm_backend.
+    uint32_t flags;      ///< dfm_world_def.disable_flags.
+} bench_options;
+
+/// A built workload: the world, its shapes (4 per environment: table, two pads, palm) and bodies.
+typedef struct bench_workload {
+    dfm_world* world;
+    int32_t envs;
+    dfm_shape_id* shapes;        ///< 4 * envs.
+    dfm_shape_state* states;     ///< 4 * envs, updated by bench_workload_drive.
+    int32_t particles, elements, colors;
+} bench_workload;
+
+/// Builds the workload. Returns DFM_OK, or the failing call's result (message in
+/// dfm_world_last_error of the world, or of NULL when the world could not be created).
+dfm_result bench_workload_build(const bench_options* o, bench_workload* out);
+
+/// Moves the gripper of every environment to its pose at time t (s) and hands dfm the states.
+dfm_result bench_workload_drive(bench_workload* w, double t);
+
+/// Frees everything.
+void bench_workload_free(bench_workload* w);
+
+/// Rough host-memory estimate (bytes) of a workload, for a clear error before building one the
+/// machine cannot hold.
+double bench_workload_estimate_bytes(const bench_options* o);
+
+#endif
