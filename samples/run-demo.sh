@@ -8,6 +8,6 @@ tests/install-deps.sh
 cmake --preset default -DDFM_BUILD_TESTS=OFF >/dev/null
 cmake --build --preset default -j "$(nproc 2>/dev/null || echo 2)"
 demo=03_gripper_lift
-echo "running $demo (backend auto: CUDA if usable, else CPU)"
+echo "running $demo (backend auto: the CPU until contacts run on the CUDA backend)"
 ./build/samples/$demo --backend auto --out "$root/out/$demo" "$@"
 echo "frames: $root/out/$demo/*.obj"
