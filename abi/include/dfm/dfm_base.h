@@ -72,6 +72,12 @@ typedef enum dfm_log_level {
 /// dfm call that logs; a callback shared by worlds used from several threads must be thread-safe.
 typedef void (*dfm_log_fn)(void* user, dfm_log_level level, const char* message);
 
+/// Zeroes `size` bytes at `p` (used by the *_init helpers so public headers need no <string.h>).
+static inline void dfm_zero_bytes(void* p, size_t size) {
+    unsigned char* b = (unsigned char*)p;
+    for (size_t i = 0; i < size; ++i) b[i] = 0;
+}
+
 /// Runtime ABI version of the loaded library, packed like DFM_ABI_VERSION.
 /// Thread safety: any thread.
 DFM_API uint32_t dfm_abi_version(void);

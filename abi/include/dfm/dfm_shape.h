@@ -132,8 +132,7 @@ DFM_API dfm_result dfm_world_get_contact_stats(dfm_world* world, dfm_contact_sta
 /// An empty contact stats struct with struct_size set.
 static inline dfm_contact_stats dfm_contact_stats_init(void) {
     dfm_contact_stats s;
-    unsigned char* bytes = (unsigned char*)&s;
-    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    dfm_zero_bytes(&s, sizeof(s));
     s.struct_size = (uint32_t)sizeof(s);
     return s;
 }
@@ -141,8 +140,7 @@ static inline dfm_contact_stats dfm_contact_stats_init(void) {
 /// An empty shape info struct with struct_size set.
 static inline dfm_shape_info dfm_shape_info_init(void) {
     dfm_shape_info s;
-    unsigned char* bytes = (unsigned char*)&s;
-    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    dfm_zero_bytes(&s, sizeof(s));
     s.struct_size = (uint32_t)sizeof(s);
     return s;
 }

@@ -154,8 +154,7 @@ typedef struct dfm_body_info {
 /// An empty info struct with struct_size set, ready for dfm_body_get_info.
 static inline dfm_body_info dfm_body_info_init(void) {
     dfm_body_info s;
-    unsigned char* bytes = (unsigned char*)&s;
-    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    dfm_zero_bytes(&s, sizeof(s));
     s.struct_size = (uint32_t)sizeof(s);
     return s;
 }
@@ -179,8 +178,7 @@ typedef struct dfm_world_stats {
 /// An empty stats struct with struct_size set, ready for dfm_world_get_stats.
 static inline dfm_world_stats dfm_world_stats_init(void) {
     dfm_world_stats s;
-    unsigned char* bytes = (unsigned char*)&s;
-    for (size_t i = 0; i < sizeof(s); ++i) bytes[i] = 0;
+    dfm_zero_bytes(&s, sizeof(s));
     s.struct_size = (uint32_t)sizeof(s);
     return s;
 }
