@@ -10,5 +10,6 @@
 #include "dfm_body.h"
 #include "dfm_mesh.h"
 #include "dfm_shape.h"
+#include "dfm_api.h"
 
 #endif
