@@ -40,6 +40,7 @@ static const dfm_api_v1 g_api_v1 = {
     dfm_shape_get_info,
     dfm_world_get_shape_reactions,
     dfm_world_get_contact_stats,
+    dfm_device_count,
 };
 
 dfm_result dfm_get_api(uint32_t abi_version, const void** out_table, const char** out_message) {

@@ -20,6 +20,8 @@ static atomic_uint g_next_tag = 1;
 
 uint32_t dfm_abi_version(void) { return DFM_ABI_VERSION; }
 
+int32_t dfm_device_count(void) { return (int32_t)dfm_cuda_device_count(); }
+
 const char* dfm_version(void) { return DFM_VERSION_STRING; }
 
 static uint16_t next_world_tag(void) {

@@ -9,6 +9,7 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v nm >/dev/null 2>&1 || need+=(binutils)
+command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev openmpi-bin)   # samples/mpi_cloth_lift (label mpi)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""

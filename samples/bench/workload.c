@@ -58,6 +58,7 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     memset(out, 0, sizeof(*out));
     dfm_world_def wd = dfm_world_def_default();
     wd.backend = o->backend;
+    wd.device_index = o->device;
     wd.substeps = o->substeps;
     wd.iterations = o->iterations;
     wd.environment_count = o->envs;

@@ -19,6 +19,7 @@ typedef struct bench_options {
     int32_t substeps;    ///< Per env step.
     int32_t iterations;  ///< Per substep.
     int32_t backend;     ///< dfm_backend.
+    int32_t device;      ///< CUDA device index (CUDA backend).
     uint32_t flags;      ///< dfm_world_def.disable_flags.
 } bench_options;
 

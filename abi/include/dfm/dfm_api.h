@@ -51,6 +51,7 @@ typedef struct dfm_api_v1 {
     dfm_result (*shape_get_info)(dfm_world* world, dfm_shape_id shape, dfm_shape_info* out);
     dfm_result (*world_get_shape_reactions)(dfm_world* world, const dfm_shape_id* ids, int32_t count, float* forces, float* torques, int32_t stride_bytes);
     dfm_result (*world_get_contact_stats)(dfm_world* world, dfm_contact_stats* out);
+    int32_t (*device_count)(void);
 } dfm_api_v1;
 
 /// Gives the function table of ABI major `abi_version >> 16` in *out_table (a `const

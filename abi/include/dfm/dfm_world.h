@@ -27,6 +27,11 @@ typedef struct dfm_world dfm_world;
 /// Thread safety: any thread.
 DFM_API dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_world** out_world);
 
+/// Number of usable CUDA devices (0 in builds without CUDA or without a driver/device). A host
+/// running one world per device (e.g. one MPI rank per GPU) uses it to pick `device_index`.
+/// Thread safety: any thread.
+DFM_API int32_t dfm_device_count(void);
+
 /// Destroys a world and everything in it. NULL is a no-op. Ids issued by it become invalid.
 DFM_API void dfm_world_destroy(dfm_world* world);
 
