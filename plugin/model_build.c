@@ -25,6 +25,7 @@ void dfm_model_free(dfm_model* m) {
     free(m->edge_rest_angle);
     free(m->edge_rest_length);
     free(m->edge_material);
+    free(m->edge_start_angle);
     free(m->tets);
     free(m->tet_dminv);
     free(m->tet_volume);
@@ -53,7 +54,7 @@ static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t
            ALLOC(m->feat_faces, 3 * m->feat_face_count) && ALLOC(m->mass, np) && ALLOC(m->radius, np) && ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) &&
            ALLOC(m->tri_dinv, 4 * nt) && ALLOC(m->tri_area, nt) && ALLOC(m->tri_material, 3 * nt) &&
            ALLOC(m->edges, 4 * ne) && ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) &&
-           ALLOC(m->edge_material, 2 * ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
+           ALLOC(m->edge_material, 2 * ne) && ALLOC(m->edge_start_angle, ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
            ALLOC(m->tet_volume, ntet) && ALLOC(m->tet_material, 3 * ntet) && ALLOC(m->particle_color, np) &&
            ALLOC(m->color_particles, np);
 }

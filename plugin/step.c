@@ -30,10 +30,12 @@ dfm_vbd_view dfm_world_host_view(dfm_world* w, float h) {
     v.tri_dinv = m->tri_dinv;
     v.tri_area = m->tri_area;
     v.tri_material = m->tri_material;
+    v.edge_count = m->edge_count;
     v.edges = m->edges;
     v.edge_rest_angle = m->edge_rest_angle;
     v.edge_rest_length = m->edge_rest_length;
     v.edge_material = m->edge_material;
+    v.edge_start_angle = m->edge_start_angle;
     v.tets = m->tets;
     v.tet_dminv = m->tet_dminv;
     v.tet_volume = m->tet_volume;

@@ -77,6 +77,7 @@ typedef struct dfm_model {
     float* edge_rest_angle;
     float* edge_rest_length;
     float* edge_material;      ///< 2 each.
+    float* edge_start_angle;   ///< Scratch per edge: hinge angle at the advance start (CPU backend).
     int32_t tet_count;
     int32_t* tets;             ///< Global indices, 4 each.
     float* tet_dminv;

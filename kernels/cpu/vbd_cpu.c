@@ -74,6 +74,13 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
+    if (view->edge_start_angle) {
+        const int32_t ne = view->edge_count;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (ne >= DFM_CPU_PARALLEL_MIN)
+#endif
+        for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
+    }
 
     for (int32_t it = 0; it < iterations; ++it) {
         if (cc && cc->view->penalty_beta > 0.0f) dfm_cpu_contacts_update_penalties(cc->view, view->d);

@@ -55,6 +55,13 @@ DFM_HD void dfm_vbd_predict(const dfm_vbd_view* v, int32_t i, float alpha) {
     dfm_v3_store(dfm_v3_add(x, d), v->x + 3 * i);
 }
 
+/// Hoisted per advance (P3): the step-start angle of bending edge e (after predict, x_prev is final).
+DFM_HD void dfm_vbd_edge_start_angle(const dfm_vbd_view* v, int32_t e) {
+    dfm_v3 xn[4];
+    for (int c = 0; c < 4; ++c) xn[c] = dfm_v3_load(v->x_prev + 3 * v->edges[4 * e + c]);
+    v->edge_start_angle[e] = dfm_bending_start_angle(xn);
+}
+
 /// Adds the elastic and damping force/Hessian of every element incident to particle i.
 DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3* f, dfm_m33* H) {
     for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k) {
@@ -80,8 +87,12 @@ DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3
             x[c] = dfm_v3_load(v->x + 3 * p);
             xn[c] = dfm_v3_load(v->x_prev + 3 * p);
         }
-        dfm_bending_force_hessian(x, xn, v->edge_rest_angle[e], v->edge_rest_length[e], mat[0], mat[1], v->h, corner,
-                                  f, H);
+        if (v->edge_start_angle)
+            dfm_bending_force_hessian_thn(x, v->edge_start_angle[e], v->edge_rest_angle[e], v->edge_rest_length[e],
+                                          mat[0], mat[1], v->h, corner, f, H);
+        else
+            dfm_bending_force_hessian(x, xn, v->edge_rest_angle[e], v->edge_rest_length[e], mat[0], mat[1], v->h,
+                                      corner, f, H);
     }
     for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k) {
         int32_t t = v->v_tet_items[2 * k], corner = v->v_tet_items[2 * k + 1];

@@ -26,10 +26,13 @@ typedef struct dfm_vbd_view {
     const float* tri_dinv;      ///< 4 per triangle.
     const float* tri_area;      ///< m^2.
     const float* tri_material;  ///< mu, lambda, damping per triangle.
+    int32_t edge_count;         ///< Bending edges.
     const int32_t* edges;       ///< o0, o1, v0, v1 per bending edge.
     const float* edge_rest_angle;
     const float* edge_rest_length;
     const float* edge_material; ///< stiffness, damping per edge.
+    float* edge_start_angle;    ///< Per edge: hinge angle at x_prev (NaN = degenerate), filled once per
+                                ///< advance by dfm_vbd_edge_start_angle; NULL = recompute per use.
     const int32_t* tets;        ///< 4 per tet.
     const float* tet_dminv;     ///< 9 per tet.
     const float* tet_volume;    ///< m^3.
