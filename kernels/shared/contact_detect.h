@@ -22,6 +22,26 @@
 /// the vertices' and, with 10 iterations, reported reactions 34x the cloth's weight.
 #define DFM_CONTACT_FEATURE_DEPTH 0.5f
 
+/// True when the shape's SDF is a convex function (the exact SDF of a convex solid, or an infinite
+/// plane): then its tangent plane at any point is a lower bound everywhere.
+DFM_HD int dfm_shape_sdf_is_convex(const dfm_shape_geom* g) {
+    switch (g->type) {
+    case DFM_GEOM_SPHERE:
+    case DFM_GEOM_BOX:
+    case DFM_GEOM_CAPSULE:
+    case DFM_GEOM_CYLINDER:
+    case DFM_GEOM_CONE:
+        return 1;
+    case DFM_GEOM_PLANE:
+        return g->params[0] <= 0.0f && g->params[1] <= 0.0f;
+    default:
+        return 0;
+    }
+}
+
+/// Slack (fraction of the contact radius) of the convex prune below, far above float rounding.
+#define DFM_CONTACT_PRUNE_SLACK 1e-3f
+
 /// Inputs of detection besides the view: particle positions at the start of the advance,
 /// velocities (for the speculative distance |v| h), contact radii and the substep.
 typedef struct dfm_detect_input {
@@ -122,10 +142,19 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
      * than phi(mid) - |b - a| / 2. */
     dfm_v3 mid = dfm_v3_scale(dfm_v3_add(la, lb), 0.5f);
     if (dfm_detect_sdf(c, &s->geom, mid, (dfm_v3*)0) > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
+    float corner_phi = fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0));
+    if (dfm_shape_sdf_is_convex(&s->geom)) {
+        /* Convex SDF: the tangent plane at the midpoint bounds phi on the edge from below. If even
+         * that bound cannot get deeper than the corners by the feature depth, the record would be
+         * rejected below: skip the 27-evaluation search (a cloth lying on a box or plane). */
+        dfm_v3 gm;
+        float pm = dfm_shape_sdf(&s->geom, mid, &gm);
+        float lower = pm - 0.5f * fabsf(dfm_v3_dot(gm, dfm_v3_sub(lb, la)));
+        if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
+    }
     float phi_u;
     float u = dfm_sdf_edge_min(&s->geom, la, lb, DFM_SDF_EDGE_ITERS, &phi_u);
     if (!(phi_u < thr) || u < DFM_CONTACT_INTERIOR_EPS || u > 1.0f - DFM_CONTACT_INTERIOR_EPS) return;
-    float corner_phi = fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0));
     if (!(phi_u < corner_phi - DFM_CONTACT_FEATURE_DEPTH * r)) return;
     dfm_v3 q = dfm_v3_madd(la, dfm_v3_sub(lb, la), u);
     dfm_v3 gl;
@@ -153,13 +182,23 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
     dfm_v3 cen = dfm_v3_scale(dfm_v3_add(dfm_v3_add(la, lb), ld), 1.0f / 3.0f);
     float reach = fmaxf(dfm_v3_len(dfm_v3_sub(la, cen)), fmaxf(dfm_v3_len(dfm_v3_sub(lb, cen)), dfm_v3_len(dfm_v3_sub(ld, cen))));
     if (dfm_detect_sdf(c, &s->geom, cen, (dfm_v3*)0) > thr + reach) return;
+    float corner_phi = fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
+                             fminf(dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, ld, (dfm_v3*)0)));
+    if (dfm_shape_sdf_is_convex(&s->geom)) {
+        /* Convex SDF: the tangent plane at the centroid bounds phi on the face from below (its
+         * minimum over the triangle is at a corner). Skip the ~480-evaluation Frank-Wolfe search
+         * when even that bound cannot pass the feature-depth test below. */
+        dfm_v3 gc;
+        float pc = dfm_shape_sdf(&s->geom, cen, &gc);
+        float lower = pc + fminf(dfm_v3_dot(gc, dfm_v3_sub(la, cen)),
+                                 fminf(dfm_v3_dot(gc, dfm_v3_sub(lb, cen)), dfm_v3_dot(gc, dfm_v3_sub(ld, cen))));
+        if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
+    }
     float w[3];
     float phi_w = dfm_sdf_face_min(&s->geom, la, lb, ld, w);
     if (!(phi_w < thr) || w[0] < DFM_CONTACT_INTERIOR_EPS || w[1] < DFM_CONTACT_INTERIOR_EPS ||
         w[2] < DFM_CONTACT_INTERIOR_EPS)
         return;
-    float corner_phi = fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
-                             fminf(dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, ld, (dfm_v3*)0)));
     if (!(phi_w < corner_phi - DFM_CONTACT_FEATURE_DEPTH * r)) return;
     dfm_v3 q = dfm_v3_add(dfm_v3_add(dfm_v3_scale(la, w[0]), dfm_v3_scale(lb, w[1])), dfm_v3_scale(ld, w[2]));
     dfm_v3 gl;
