@@ -227,16 +227,6 @@ int main(int argc, char** argv) {
             hold_end_cz = cz;
         }
         end_cz = cz;
-        if (getenv("DFM_SAMPLE_TRACE") && (ph == PH_PULL && phase_at(t - dt) == PH_SQUEEZE)) {
-            printf("strip_x %.4f closed %.4f %.4f (inner faces %.4f %.4f)\n", strip_x, closed[0], closed[1], closed[0] + pad.half_extents[0], closed[1] - pad.half_extents[0]);
-            for (int32_t i = 0; i < nv; ++i)
-                if (fabsf(x[3 * i + 2] - pinch_z) < 0.04f && x[3 * i] > edge - 0.03f) printf("  v%d (%.4f %.4f %.4f)\n", i, x[3 * i], x[3 * i + 1], x[3 * i + 2]);
-        }
-        if (getenv("DFM_SAMPLE_TRACE") && (f % 15 == 14)) {
-            float zmax = -1e9f;
-            for (int32_t i = 0; i < nv; ++i) zmax = fmaxf(zmax, x[3 * i + 2]);
-            printf("t %.2f phase %d pads x %.3f %.3f z %.3f | cloth centroid x %.3f z %.3f top z %.3f\n", t, ph, px[0], px[1], pz, cx, cz, zmax);
-        }
         if ((f + 1) % every == 0 || f + 1 == frames) {
             char path[1200];
             snprintf(path, sizeof(path), "%s/cloth_%04d.obj", out, f + 1);
