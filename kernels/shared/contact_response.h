@@ -121,6 +121,23 @@ DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint
     const dfm_shape_rt* s = &c->shapes[c->shape[k]];
     dfm_v3 impulse = dfm_v3_zero();
     if (!(s->mu > 0.0f)) return impulse;
+    /* An edge or face record whose corner already touches the same shape (penetrating particle
+     * record) leaves friction to that record: at a shape's rim its lagged normal is
+     * diagonal, and projecting "tangential" motion against it moved the corners along the rim
+     * and ejected a pinched strip (measured: a 1 mm squeeze let the top row slip 9 mm; 0 now).
+     * Records of features that touch the shape only between their vertices (a cloth over a thin
+     * rod) keep their friction. */
+    if (c->corners[3 * k + 1] >= 0) {
+        for (int j = 0; j < 3; ++j) {
+            int32_t p = c->corners[3 * k + j];
+            if (p < 0) continue;
+            for (int32_t node = c->head[p]; node >= 0; node = c->next[node]) {
+                int32_t o = node / 3;
+                if (c->corners[3 * o + 1] < 0 && c->shape[o] == c->shape[k] && dfm_contact_geometry(c, d, o).pen > 0.0f)
+                    return impulse;
+            }
+        }
+    }
     dfm_contact_geom g = dfm_contact_geometry(c, d, k);
     if (!(g.pen > 0.0f)) return impulse;
     float W = 0.0f;
