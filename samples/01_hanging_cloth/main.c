@@ -11,11 +11,7 @@
 #include <time.h>
 
 #include "obj_writer.h"
-
-static void on_log(void* user, dfm_log_level level, const char* msg) {
-    (void)user;
-    fprintf(stderr, "[dfm %s] %s\n", level == DFM_LOG_ERROR ? "error" : level == DFM_LOG_WARNING ? "warn" : "info", msg);
-}
+#include "sample_log.h"
 
 int main(int argc, char** argv) {
     int frames = 300, every = 30, res = 16;
@@ -42,7 +38,7 @@ int main(int argc, char** argv) {
     wd.backend = backend;
     wd.substeps = 10;
     wd.iterations = 10;
-    wd.log_fn = on_log;
+    wd.log_fn = dfm_sample_log;
     wd.log_level = DFM_LOG_WARNING;
     dfm_world* world = NULL;
     if (dfm_world_create(DFM_ABI_VERSION, &wd, &world) != DFM_OK) {

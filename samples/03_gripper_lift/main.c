@@ -17,15 +17,11 @@
 #include <time.h>
 
 #include "obj_writer.h"
+#include "sample_log.h"
 
 /// Gripper phases (s).
 enum { PH_SETTLE, PH_SQUEEZE, PH_PULL, PH_LIFT, PH_HOLD, PH_RELEASE, PH_DONE };
 static const double k_phase_end[] = {0.8, 1.2, 2.4, 3.4, 5.4, 5.9, 6.9};
-
-static void on_log(void* user, dfm_log_level level, const char* msg) {
-    (void)user;
-    fprintf(stderr, "[dfm %s] %s\n", level == DFM_LOG_ERROR ? "error" : level == DFM_LOG_WARNING ? "warn" : "info", msg);
-}
 
 static int phase_at(double t) {
     int p = 0;
@@ -67,7 +63,7 @@ int main(int argc, char** argv) {
     wd.backend = backend;
     wd.substeps = 5;
     wd.iterations = 10;
-    wd.log_fn = on_log;
+    wd.log_fn = dfm_sample_log;
     dfm_world* world = NULL;
     if (dfm_world_create(DFM_ABI_VERSION, &wd, &world) != DFM_OK) {
         fprintf(stderr, "world: %s\n", dfm_world_last_error(NULL));
