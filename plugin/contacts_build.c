@@ -33,7 +33,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->guess_normal);
     free(c->guess_gap);
     free(c->record_force);
-    free(c->record_reaction);
+    free(c->node_part);
     int64_t dropped_total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;
@@ -171,7 +171,7 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
             !CALLOC(c->head, np) ||
             !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
             !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np) ||
-            !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->record_reaction, 3 * (int64_t)cap)) {
+            !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->node_part, 9 * (int64_t)cap)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }

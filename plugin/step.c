@@ -136,7 +136,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.guess_normal = c->guess_normal;
     cc.guess_gap = c->guess_gap;
     cc.record_force = c->record_force;
-    cc.record_reaction = c->record_reaction;
+    cc.node_part = c->node_part;
     cc.shape_impulse = impulses;
     int64_t dropped = 0;
     for (int32_t s = 0; s < substeps; ++s) {

@@ -145,7 +145,8 @@ typedef struct dfm_contacts {
     float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
     float* guess_normal;       ///< Initial-guess contact normal per particle (3 each).
     float* guess_gap;          ///< Initial-guess distance to contact per particle.
-    float *record_force, *record_reaction; ///< Reaction scratch, 3 per record each.
+    float* record_force;       ///< Reaction scratch, 3 per record.
+    float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;

@@ -17,7 +17,7 @@ typedef struct dfm_cpu_contacts {
     float* guess_normal;          ///< 3 per particle: contact normal for the initial guess (written by detection).
     float* guess_gap;             ///< Per particle: distance to contact along guess_normal (m, >= 0).
     float* record_force;          ///< Scratch, 3 per record: force at the final iterate.
-    float* record_reaction;       ///< Scratch, 3 per record: force attributed to the record.
+    float* node_part;             ///< Scratch, 9 per record (3 per node): force attributed to each corner's node.
     double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
     double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
     float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
@@ -44,9 +44,10 @@ void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* d
 void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h,
                                     const int32_t* color_particles, int32_t begin, int32_t end, int32_t color);
 
-/// Coulomb friction projection over the active records, in record order (after the iterations,
-/// before finalize).
-void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, float h);
+/// Coulomb friction projection after the iterations, before finalize: color by color, each
+/// particle of the color walks its list (dfm_contact_friction_particle).
+void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, float h,
+                              int32_t color_count, const int32_t* color_offsets, const int32_t* color_particles);
 
 /// End of an advance: reactions on shapes (momentum-consistent: each touching particle's final
 /// residual force, split over its records), contact impulse on particles, penetration.

@@ -92,7 +92,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         }
     }
     if (cc) {
-        dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h);
+        dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets, color_particles);
         dfm_cpu_contacts_finalize(cc, view);
     }
 #if defined(_OPENMP)

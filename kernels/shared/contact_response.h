@@ -8,7 +8,7 @@
 /// - damping on approach: with D = (x - x_prev) - (b - b_prev), if n.D < 0:
 ///   f -= (kd/h)(n.D) n, H += (kd/h) n n^T;
 /// - friction, by default, is not a force inside the solve but a Coulomb projection after the
-///   iterations (dfm_contact_friction_project): the contact point's tangential motion relative to
+///   iterations (dfm_contact_friction_particle): the contact point's tangential motion relative to
 ///   the shape over the advance is cancelled when the friction impulse mu |f_n| h can do it
 ///   (static: no creep at rest), else reduced by that impulse (kinetic). See docs/friction.md.
 ///   With DFM_DISABLE_STATIC_FRICTION the solve uses IPC-style smoothed friction on D instead,
@@ -110,17 +110,16 @@ DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* d, float 
     *H = Hs;
 }
 
-/// Coulomb friction projection of record k after the iterations (static + kinetic): moves the
-/// record's dynamic corners (mode 0) so that the contact point's tangential motion relative to
-/// the shape over this advance, u, is cancelled if |u| <= mu |f_n| h^2 W (W = sum w_j^2 / m_j, the
-/// contact point's inverse mass; f_n = k pen at the current iterate), else reduced by that amount.
-/// Corners move by (w_j / m_j) / W times the point correction (least-mass-weighted change).
-/// Updates x and d consistently; returns the friction impulse applied to the particles (N s).
-DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint8_t* mode, float* x, float* d, float h,
-                                           int32_t k) {
+/// Coulomb friction correction of record k after the iterations (static + kinetic): the
+/// contact point's tangential motion relative to the shape over this advance, u, is to be
+/// cancelled if |u| <= mu |f_n| h^2 W (W = sum w_j^2 / m_j over the dynamic corners, the contact
+/// point's inverse mass; f_n = k pen at the current iterate), else reduced by that amount.
+/// Writes the point correction `corr` (to be subtracted) and W; returns 0 when the record has no
+/// friction to apply. Reads only the record's corners' displacements.
+DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint8_t* mode, const float* d, float h,
+                                           int32_t k, dfm_v3* corr, float* W_out) {
     const dfm_shape_rt* s = &c->shapes[c->shape[k]];
-    dfm_v3 impulse = dfm_v3_zero();
-    if (!(s->mu > 0.0f)) return impulse;
+    if (!(s->mu > 0.0f)) return 0;
     /* An edge or face record whose corner already touches the same shape (penetrating particle
      * record) leaves friction to that record: at a shape's rim its lagged normal is
      * diagonal, and projecting "tangential" motion against it moved the corners along the rim
@@ -134,32 +133,65 @@ DFM_HD dfm_v3 dfm_contact_friction_project(const dfm_contact_view* c, const uint
             for (int32_t node = c->head[p]; node >= 0; node = c->next[node]) {
                 int32_t o = node / 3;
                 if (c->corners[3 * o + 1] < 0 && c->shape[o] == c->shape[k] && dfm_contact_geometry(c, d, o).pen > 0.0f)
-                    return impulse;
+                    return 0;
             }
         }
     }
     dfm_contact_geom g = dfm_contact_geometry(c, d, k);
-    if (!(g.pen > 0.0f)) return impulse;
+    if (!(g.pen > 0.0f)) return 0;
     float W = 0.0f;
     for (int j = 0; j < 3; ++j) {
         int32_t p = c->corners[3 * k + j];
         if (p >= 0 && mode[p] == 0) W += c->bary[3 * k + j] * c->bary[3 * k + j] / c->particle_mass[p];
     }
-    if (!(W > 0.0f)) return impulse;
+    if (!(W > 0.0f)) return 0;
     dfm_v3 u = dfm_v3_madd(g.D, g.n, -dfm_v3_dot(g.D, g.n));
     float ul = dfm_v3_len(u), reach = s->mu * c->penalty[k] * g.pen * h * h * W;
-    dfm_v3 corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
-    for (int j = 0; j < 3; ++j) {
-        int32_t p = c->corners[3 * k + j];
-        if (p < 0 || mode[p] != 0) continue;
-        float m = c->particle_mass[p];
-        float share = -(c->bary[3 * k + j] / m) / W;
-        dfm_v3 dx = dfm_v3_scale(corr, share);
-        dfm_v3_store(dfm_v3_add(dfm_v3_load(x + 3 * p), dx), x + 3 * p);
-        dfm_v3_store(dfm_v3_add(dfm_v3_load(d + 3 * p), dx), d + 3 * p);
+    *corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
+    *W_out = W;
+    return 1;
+}
+
+/// Friction projection of dynamic particle i: walks its contact list in order and, for each
+/// record with friction to apply (dfm_contact_friction_correction, evaluated at the current
+/// iterate), moves i by its least-mass-weighted share -(w_i / m_i) / W of the record's point
+/// correction. A particle record (one corner) is cancelled exactly; the corners of an edge or face
+/// record take their shares in turn, each against the motion left by the others. Run per color
+/// (no two corners of one record share a color), so all particles of a color run in parallel.
+/// Updates x and d of particle i only; returns the friction impulse on it (N s).
+DFM_HD dfm_v3 dfm_contact_friction_particle(const dfm_contact_view* c, const uint8_t* mode, float* x, float* d, float h,
+                                            int32_t i) {
+    dfm_v3 impulse = dfm_v3_zero();
+    if (mode[i] != 0 || (c->flags & DFM_DISABLE_STATIC_FRICTION)) return impulse;
+    float m = c->particle_mass[i];
+    for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
+        int32_t k = node / 3;
+        dfm_v3 corr;
+        float W;
+        if (!dfm_contact_friction_correction(c, mode, d, h, k, &corr, &W)) continue;
+        dfm_v3 dx = dfm_v3_scale(corr, -(c->bary[node] / m) / W);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(x + 3 * i), dx), x + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(d + 3 * i), dx), d + 3 * i);
         impulse = dfm_v3_madd(impulse, dx, m / h);
     }
     return impulse;
+}
+
+/// Initial-guess hint of particle i (see dfm_vbd_predict): the normal of its record with the
+/// smallest distance to contact among those where i has weight >= 1/2 (the first in list order on
+/// ties), and that distance; a zero normal and 3e38 when there is none.
+DFM_HD void dfm_contact_guess_particle(const dfm_contact_view* c, int32_t i, float* guess_normal, float* guess_gap) {
+    dfm_v3 n = dfm_v3_zero();
+    float best = 3.0e38f;
+    for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
+        int32_t k = node / 3;
+        float gap = fmaxf(-c->pen0[k], 0.0f);
+        if (c->bary[node] < 0.5f || gap >= best) continue;
+        best = gap;
+        n = dfm_v3_load(c->normal + 3 * k);
+    }
+    dfm_v3_store(n, guess_normal + 3 * i);
+    guess_gap[i] = best;
 }
 
 #endif
