@@ -29,13 +29,41 @@ dfm_result dfm_world_sync_device(dfm_world* w) {
         d.color_count = w->model.color_count;
         d.color_offsets = w->model.color_offsets;
         d.color_particles = w->model.color_particles;
+        d.particle_color = w->model.particle_color;
         r = dfm_cuda_backend_upload_model(w->cuda, &d, err, sizeof(err));
         if (r == 0) w->uploaded_generation = w->model_generation;
+        w->uploaded_contacts = -1; /* the contact buffers are sized to the model */
     } else if (w->host_dirty) {
         r = dfm_cuda_backend_upload_state(w->cuda, &hv, err, sizeof(err));
     }
+    if (r == 0 && w->uploaded_contacts != w->contacts.generation) {
+        const dfm_contacts* c = &w->contacts;
+        const dfm_model* m = &w->model;
+        dfm_cuda_contacts_desc cd;
+        memset(&cd, 0, sizeof(cd));
+        cd.shape_count = c->shape_count;
+        cd.shapes = c->rt;
+        cd.feat_particle_count = m->feat_particle_count;
+        cd.feat_edge_count = m->feat_edge_count;
+        cd.feat_face_count = m->feat_face_count;
+        cd.feat_particles = m->feat_particles;
+        cd.feat_edges = m->feat_edges;
+        cd.feat_faces = m->feat_faces;
+        cd.cand_particle_count = c->cand_particle_count;
+        cd.cand_edge_count = c->cand_edge_count;
+        cd.cand_face_count = c->cand_face_count;
+        cd.cand_particle = c->cand_particle;
+        cd.cand_edge = c->cand_edge;
+        cd.cand_face = c->cand_face;
+        cd.capacity = c->capacity;
+        /* mesh grids are read from the shapes' geometry */
+        if (c->shape_count > 0) dfm_step_fill_shapes(w, 0.0f, 1.0f, c->rt);
+        r = dfm_cuda_backend_upload_contacts(w->cuda, &cd, err, sizeof(err));
+        if (r == 0) w->uploaded_contacts = w->contacts.generation;
+    }
     if (r != 0) {
         w->uploaded_generation = -1; /* a partial upload: start over next time */
+        w->uploaded_contacts = -1;
         return dfm_fail(w, (dfm_result)r, "uploading to the GPU: %s", err);
     }
     w->host_dirty = 0;

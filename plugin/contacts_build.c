@@ -34,9 +34,10 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->guess_gap);
     free(c->record_force);
     free(c->node_part);
-    int64_t dropped_total = c->dropped_total;
+    int64_t dropped_total = c->dropped_total, generation = c->generation;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;
+    c->generation = generation;
 }
 
 /// Shapes grouped by environment: shared shapes (-1) and, per environment, its own shapes.
@@ -191,5 +192,6 @@ done:
         return r;
     }
     c->dirty = 0;
+    c->generation++;
     return DFM_OK;
 }

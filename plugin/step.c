@@ -88,12 +88,11 @@ static dfm_contact_view make_contact_view(dfm_world* w) {
     return v;
 }
 
-/// Shape runtime data for the advance covering step fractions [a0, a1].
-static void update_shapes(dfm_world* w, float a0, float a1) {
+void dfm_step_fill_shapes(dfm_world* w, float a0, float a1, dfm_shape_rt* out) {
     dfm_contacts* c = &w->contacts;
     for (int32_t k = 0; k < c->shape_count; ++k) {
         const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
-        dfm_shape_rt* r = &c->rt[k];
+        dfm_shape_rt* r = &out[k];
         r->geom = s->geom;
         r->local = s->local;
         r->body_start = dfm_xform_lerp(s->body_prev, s->body_cur, a0);
@@ -110,6 +109,32 @@ static void update_shapes(dfm_world* w, float a0, float a1) {
         r->environment = s->environment;
         r->is_plane = s->type == DFM_SHAPE_PLANE;
     }
+}
+
+void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, const int32_t* emitted, int32_t advances,
+                              const double particle_impulse[3], const int32_t kinds[3], float max_penetration) {
+    dfm_contacts* c = &w->contacts;
+    /* Shapes: reactions averaged over the step; the current state becomes the previous one. */
+    for (int32_t k = 0; k < c->shape_count; ++k) {
+        dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        for (int a = 0; a < 6; ++a) s->reaction[a] = impulses ? (float)(impulses[6 * k + a] / dt) : 0.0f;
+        s->body_prev = s->body_cur;
+        memcpy(s->aabb_prev, s->aabb_cur, sizeof(s->aabb_cur));
+    }
+    int64_t dropped = 0;
+    for (int32_t s = 0; emitted && s < advances; ++s)
+        if (emitted[s] > c->capacity) dropped += emitted[s] - c->capacity;
+    c->count = emitted && advances > 0 ? emitted[advances - 1] : 0;
+    for (int a = 0; a < 3; ++a) c->particle_force[a] = (float)(particle_impulse[a] / dt);
+    memcpy(c->last_kind_counts, kinds, sizeof(c->last_kind_counts));
+    c->max_penetration = max_penetration;
+    c->dropped_last_step = dropped;
+    c->dropped_total += dropped;
+    if (dropped > 0)
+        dfm_log(w, DFM_LOG_WARNING,
+                "contact capacity %d exceeded: %lld records dropped this step (%lld in total); raise "
+                "world_def.contact_capacity",
+                c->capacity, (long long)dropped, (long long)c->dropped_total);
 }
 
 dfm_result dfm_step_cpu(dfm_world* w, float dt) {
@@ -138,38 +163,25 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.record_force = c->record_force;
     cc.node_part = c->node_part;
     cc.shape_impulse = impulses;
-    int64_t dropped = 0;
+    int32_t* emitted = (int32_t*)calloc((size_t)substeps, sizeof(int32_t));
+    if (!emitted) {
+        free(impulses);
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for contact counts");
+    }
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
-        if (use_contacts) update_shapes(w, a0, a1);
+        if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads);
-        if (use_contacts && c->count > c->capacity) dropped += c->count - c->capacity;
+        emitted[s] = use_contacts ? c->count : 0;
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
     size_t n3 = (size_t)w->model.particle_count * 3u;
     memcpy(w->state.kin_start, w->state.kin_target, n3 * sizeof(float));
-    /* Shapes: reactions averaged over the step; the current state becomes the previous one. */
-    for (int32_t k = 0; k < c->shape_count; ++k) {
-        dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
-        for (int a = 0; a < 6; ++a) s->reaction[a] = impulses ? (float)(impulses[6 * k + a] / dt) : 0.0f;
-        s->body_prev = s->body_cur;
-        memcpy(s->aabb_prev, s->aabb_cur, sizeof(s->aabb_cur));
-    }
-    if (!use_contacts) {
-        c->count = 0;
-        cc.max_penetration = 0.0f;
-    }
-    for (int a = 0; a < 3; ++a) c->particle_force[a] = (float)(cc.particle_impulse[a] / dt);
-    memcpy(c->last_kind_counts, cc.kind_counts, sizeof(cc.kind_counts));
-    c->max_penetration = cc.max_penetration;
-    c->dropped_last_step = dropped;
-    c->dropped_total += dropped;
-    if (dropped > 0)
-        dfm_log(w, DFM_LOG_WARNING,
-                "contact capacity %d exceeded: %lld records dropped this step (%lld in total); raise "
-                "world_def.contact_capacity",
-                c->capacity, (long long)dropped, (long long)c->dropped_total);
+    if (!use_contacts) cc.max_penetration = 0.0f;
+    dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
+                             cc.max_penetration);
+    free(emitted);
     free(impulses);
     return DFM_OK;
 }

@@ -14,4 +14,19 @@ dfm_vbd_view dfm_world_host_view(dfm_world* world, float h);
 /// buffers cannot be allocated.
 dfm_result dfm_step_cpu(dfm_world* world, float dt);
 
+/// Shape runtime records (contact_view.h) of the live shapes for the advance covering step
+/// fractions [a0, a1] (host poses interpolated between the previous and current state).
+void dfm_step_fill_shapes(dfm_world* world, float a0, float a1, dfm_shape_rt* out);
+
+/// End of a step with contacts, either backend: stores the shapes' average reactions (impulses: 6
+/// per shape, N s and N m s, or NULL), counts dropped records from each advance's emitted count,
+/// the contact statistics, logs drops, and makes the current shape states the previous ones.
+void dfm_step_finish_contacts(dfm_world* world, float dt, const double* impulses, const int32_t* emitted,
+                              int32_t advances, const double particle_impulse[3], const int32_t kinds[3],
+                              float max_penetration);
+
+/// Runs one step on the CUDA backend (model, state and contact candidates uploaded when they
+/// changed; one graph launch), then reads the contact results back.
+dfm_result dfm_step_cuda(dfm_world* world, float dt);
+
 #endif

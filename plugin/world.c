@@ -43,6 +43,12 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         d->environment_count);
     if (d->backend < DFM_BACKEND_AUTO || d->backend > DFM_BACKEND_CUDA)
         return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "world_def.backend is %d; not a dfm_backend", d->backend);
+    if (d->deterministic != 0 && d->deterministic != 1)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.deterministic is %d; must be 0 or 1", d->deterministic);
+    if (d->deterministic && d->backend == DFM_BACKEND_CUDA && (d->disable_flags & DFM_DISABLE_SHAPE_SORT))
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "world_def.deterministic needs the shape sort (its per-shape reductions run over records "
+                        "grouped by shape); clear DFM_DISABLE_SHAPE_SORT");
     if (d->cpu_threads < 0)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
     return DFM_OK;
@@ -68,7 +74,7 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     dfm_result r = validate_world_def(w, &full);
     if (r == DFM_OK && full.backend == DFM_BACKEND_CUDA) {
         char err[256] = "";
-        int rc = dfm_cuda_backend_create(full.device_index, NULL, &w->cuda, err, sizeof(err));
+        int rc = dfm_cuda_backend_create(full.device_index, full.cuda_stream, &w->cuda, err, sizeof(err));
         if (rc != 0) r = dfm_fail(w, (dfm_result)rc, "backend CUDA: %s", err);
     }
     if (r != DFM_OK) {
@@ -86,6 +92,7 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     }
     w->def.backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
     w->uploaded_generation = -1;
+    w->uploaded_contacts = -1;
     w->tag = next_world_tag();
     w->contacts.dirty = 1;
     dfm_log(w, DFM_LOG_INFO, "world created: backend %s, %d substeps x %d iterations, %d environments",
@@ -116,21 +123,8 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
     if (w->cuda) {
-        if (w->shape_count > 0)
-            return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
-                            "the world has %d shapes; contacts do not run on the CUDA backend yet (use the CPU backend)",
-                            w->shape_count);
-        r = dfm_world_sync_device(w);
+        r = dfm_step_cuda(w, dt);
         if (r != DFM_OK) return r;
-        char err[256];
-        int rc = dfm_cuda_backend_step(w->cuda, dt, w->def.substeps, w->def.iterations, w->def.gravity,
-                                       !(w->def.disable_flags & DFM_DISABLE_GRAPH_CAPTURE), err, sizeof(err));
-        if (rc != 0) {
-            w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
-            w->device_newer = 0;
-            return dfm_fail(w, (dfm_result)rc, "CUDA step: %s", err);
-        }
-        w->device_newer = 1;
     } else {
         r = dfm_step_cpu(w, dt);
         if (r != DFM_OK) return r;

@@ -147,6 +147,7 @@ typedef struct dfm_contacts {
     float* guess_gap;          ///< Initial-guess distance to contact per particle.
     float* record_force;       ///< Reaction scratch, 3 per record.
     float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
+    int64_t generation;        ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;
@@ -173,6 +174,7 @@ struct dfm_world {
     dfm_cuda_backend* cuda;    ///< Non-NULL when the world runs on the CUDA backend.
     int64_t model_generation;  ///< Bumped by every model rebuild.
     int64_t uploaded_generation; ///< Model generation last uploaded to the device (-1 = none).
+    int64_t uploaded_contacts; ///< Contacts generation last uploaded to the device (-1 = none).
     int device_newer;          ///< The device holds newer positions/velocities than the host.
     int host_dirty;            ///< The host changed per-particle state since the last upload.
     int64_t step_count;

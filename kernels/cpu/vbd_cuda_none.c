@@ -39,13 +39,16 @@ int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, cha
     return unavailable(err, n);
 }
 
-int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t s, int32_t it, const float g[3], int use_graph,
-                          char* err, size_t n) {
+int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_cuda_contacts_desc* d, char* err, size_t n) {
     (void)b;
-    (void)use_graph;
-    (void)dt;
-    (void)s;
-    (void)it;
-    (void)g;
+    (void)d;
+    return unavailable(err, n);
+}
+
+int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* d, dfm_cuda_step_results* out, char* err,
+                          size_t n) {
+    (void)b;
+    (void)d;
+    (void)out;
     return unavailable(err, n);
 }

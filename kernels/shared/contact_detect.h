@@ -69,6 +69,7 @@ DFM_HD void dfm_contact_emit(const dfm_contact_view* c, int32_t cand, int32_t sh
                              int32_t c2, float w0, float w1, float w2, dfm_v3 n_world, dfm_v3 body_point, float radius,
                              float pen0) {
     int32_t k = DFM_COUNTER_BUMP(c->count);
+    if (c->cand_record) c->cand_record[cand] = k;
     if (k >= c->capacity) return;
     c->corners[3 * k + 0] = c0;
     c->corners[3 * k + 1] = c1;

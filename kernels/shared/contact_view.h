@@ -54,6 +54,8 @@ typedef struct dfm_contact_view {
     float* radius;                ///< Contact radius per record (max over corners), m.
     float* pen0;                  ///< Penetration at detection (radius + margin - distance), m.
     float* penalty;               ///< Current penalty stiffness per record, N/m.
+    int32_t* cand_record;         ///< Optional, per candidate: slot its record went to (the CUDA
+                                  ///< deterministic compaction); NULL on the CPU.
     /* per-particle contact lists (gather path) */
     int32_t* head;                ///< Per particle: first node (3 * record + corner) or -1.
     int32_t* next;                ///< Per node: next node or -1.

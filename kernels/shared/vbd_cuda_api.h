@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contact_view.h"
 #include "vbd_view.h"
 
 #ifdef __cplusplus
@@ -27,6 +28,7 @@ typedef struct dfm_cuda_model_desc {
     int32_t color_count;
     const int32_t* color_offsets;      ///< color_count + 1.
     const int32_t* color_particles;    ///< particle_count.
+    const int32_t* particle_color;     ///< particle_count: color of each particle.
 } dfm_cuda_model_desc;
 
 /// Creates a backend on CUDA device `device` using `stream` (a cudaStream_t, NULL = a stream of
@@ -45,12 +47,56 @@ int dfm_cuda_backend_upload_state(dfm_cuda_backend* b, const dfm_vbd_view* host,
 /// Copies positions and velocities (3 floats per particle each) back to the host.
 int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, char* err, size_t err_size);
 
+/// What the backend copies when the contact candidates change (host arrays, read during the call).
+typedef struct dfm_cuda_contacts_desc {
+    int32_t shape_count;                 ///< 0 = no contacts (device buffers are freed).
+    const dfm_shape_rt* shapes;          ///< shape_count; only geom is read (mesh SDF grids are copied).
+    int32_t feat_particle_count, feat_edge_count, feat_face_count;
+    const int32_t* feat_particles;       ///< Particle ids.
+    const int32_t* feat_edges;           ///< 2 particle ids each.
+    const int32_t* feat_faces;           ///< 3 particle ids each.
+    int32_t cand_particle_count, cand_edge_count, cand_face_count;
+    const int32_t* cand_particle;        ///< (feature, shape) pairs, 2 ints each.
+    const int32_t* cand_edge;
+    const int32_t* cand_face;
+    int32_t capacity;                    ///< Contact records per advance.
+} dfm_cuda_contacts_desc;
+
+/// (Re)allocates the contact pipeline's device buffers for `desc` (capacities are fixed here,
+/// never inside a step) and copies candidates, features and mesh SDF grids.
+int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_cuda_contacts_desc* desc, char* err, size_t err_size);
+
+/// Settings of one step.
+typedef struct dfm_cuda_step_desc {
+    float dt;                            ///< s.
+    int32_t substeps, iterations;
+    float gravity[3];                    ///< m/s^2.
+    uint32_t disable_flags;              ///< DFM_DISABLE_* of the world.
+    int deterministic;                   ///< 1: bitwise reproducible contact ordering and reductions.
+    /* contacts (ignored when no contacts were uploaded) */
+    const dfm_shape_rt* shapes;          ///< Host: substeps * shape_count records, advance-major (grid
+                                         ///< pointers may be host pointers; the backend substitutes its copies).
+    float penalty_beta, penalty_start;   ///< AVBD ramp (world def).
+} dfm_cuda_step_desc;
+
+/// Results of one step's contacts, copied back at its end.
+typedef struct dfm_cuda_step_results {
+    double* shape_impulse;               ///< Caller's array, 6 per shape: reaction impulse (N s) and angular
+                                         ///< impulse about the host body origin (N m s), summed over the step.
+    int32_t* emitted;                    ///< Caller's array, one per substep: records emitted (may exceed capacity).
+    int32_t kind_counts[3];              ///< Particle, edge, face records of the last advance.
+    float max_penetration;               ///< Largest penetration at the end of the last advance, m.
+} dfm_cuda_step_results;
+
 /// Runs one step: `substeps` advances of dt/substeps with `iterations` sweeps over the colors,
-/// then moves kinematic targets into their start. With `use_graph`, the whole step is captured
-/// once into a CUDA graph and replayed (re-captured when dt, substeps, iterations, gravity or the
-/// model change). Synchronizes the stream before returning.
-int dfm_cuda_backend_step(dfm_cuda_backend* b, float dt, int32_t substeps, int32_t iterations, const float gravity[3],
-                          int use_graph, char* err, size_t err_size);
+/// with the contact pipeline when contacts were uploaded, then moves kinematic targets into their
+/// start. Unless DFM_DISABLE_GRAPH_CAPTURE is set, the whole step is captured once into a CUDA
+/// graph and replayed (re-captured when a setting in `desc` other than the shape data, or the
+/// model or contacts, change; a change of contact counts needs none). One host-to-device copy
+/// of the shape records precedes the launch; the stream is synchronized once at the end, where
+/// `out` (may be NULL without contacts) is filled.
+int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* desc, dfm_cuda_step_results* out, char* err,
+                          size_t err_size);
 
 #ifdef __cplusplus
 }

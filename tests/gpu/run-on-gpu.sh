@@ -26,15 +26,28 @@ san=$(command -v compute-sanitizer || true)
 if [ -n "$san" ]; then
   step memcheck "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
   step racecheck "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
+  step memcheck_contacts "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
+  step racecheck_contacts "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
 else
   status+=("sanitizer|MISSING|-")
 fi
 step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
+bench=build-gpu/samples/dfm_bench
+step bench_lift timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --json "$out/bench_lift.json"
+if [ "${DFM_ATTRIBUTION:-0}" = 1 ]; then
+  step attribution timeout 400 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --attribution \
+    --json "$out/attribution.json"
+fi
+if [ "${DFM_SCALING:-0}" = 1 ]; then
+  step scaling timeout 400 "$bench" --workload both --backend cuda --scaling --json "$out/scaling.json"
+fi
 echo
 echo "GPU: $(cat "$out/gpu.txt")"
-grep -h "max |x_gpu" "$out/ctest_gpu.log" | sed 's/^[0-9]*: //' || true
+grep -h "max |x_gpu\|bitwise\|default vs\|drape: two" "$out/ctest_gpu.log" | sed 's/^[0-9]*: //' || true
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck.log "$out"/racecheck.log 2>/dev/null || true
 cat "$out/bench.log"
+tail -n 30 "$out/bench_lift.log" 2>/dev/null || true
+[ -f "$out/attribution.log" ] && tail -n 40 "$out/attribution.log"
 echo
 echo "| step | result | time |"
 echo "|---|---|---|"

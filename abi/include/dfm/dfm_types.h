@@ -44,6 +44,12 @@ typedef struct dfm_world_def {
     float contact_penalty_beta;  ///< AVBD penalty ramp per iteration, N/m per m of penetration;
                                  ///< 0 = penalty fixed at the shape's ke. Default 0.
     float contact_penalty_start; ///< Initial penalty (N/m) when the ramp is on. Default 1000.
+    int32_t deterministic;    ///< CUDA: 1 = bitwise reproducible runs on the same GPU (contact records in
+                              ///< candidate order, lists by a counting sort, ordered reductions; needs
+                              ///< the shape sort). The CPU backend is always deterministic. Default 0.
+    void* cuda_stream;        ///< CUDA: a cudaStream_t of the host's on device_index that dfm enqueues its
+                              ///< work on (dfm synchronizes it at the end of each step); NULL = a stream
+                              ///< of dfm's own. Default NULL.
 } dfm_world_def;
 
 /// Switches for dfm_world_def.disable_flags. All optimizations are on by default.
@@ -56,14 +62,19 @@ enum {
     DFM_DISABLE_SPLIT_SDF = 1u << 5,     ///< Always evaluate value + gradient together.
     DFM_DISABLE_STATIC_FRICTION = 1u << 6, ///< IPC-style smoothed friction in the solve instead of the
                                            ///< Coulomb projection; creeps at rest (docs/friction.md).
-    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7    ///< CUDA: launch every kernel of a step eagerly instead of
+    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7,   ///< CUDA: launch every kernel of a step eagerly instead of
                                            ///< replaying one captured CUDA graph per step.
+    DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,   ///< CUDA: contact passes (penalties, lists, reactions) launch
+                                           ///< over the whole capacity instead of the active prefix.
+    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA: one thread per particle walks its elements instead
+                                              ///< of two particles per warp with half-warp reductions.
+    DFM_DISABLE_TET_KERNEL = 1u << 10      ///< CUDA: the generic elasticity kernel also for tet-only models.
 };
 
 /// Default world def (positional aggregate so it is valid C and C++).
 #define DFM_WORLD_DEF_INIT \
     {(uint32_t)sizeof(dfm_world_def), {0.0f, 0.0f, -9.81f}, 4, 10, 1, DFM_BACKEND_AUTO, 0, 0, NULL, NULL, DFM_LOG_WARNING, \
-     0, 0u, 0.0f, 1000.0f}
+     0, 0u, 0.0f, 1000.0f, 0, NULL}
 
 /// Returns the default world def with struct_size set by the caller's compiler.
 static inline dfm_world_def dfm_world_def_default(void) {

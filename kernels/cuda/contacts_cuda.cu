@@ -1,0 +1,576 @@
+/// @file contacts_cuda.cu
+/// The contact pipeline on CUDA over the same kernels/shared functions as the CPU loops
+/// (kernels/cpu/contacts_cpu.c): detection, deterministic compaction, per-particle lists,
+/// initial-guess normals, AVBD penalties, legacy scatter, friction projection and reactions.
+///
+/// Parallelism review (seed 001), per kernel:
+/// - detect_*_kernel: P1 n/a (no levels); P2 applies-and-done (one thread per (feature, shape)
+///   candidate; records compacted by an atomic counter, or by a flag scan in deterministic mode);
+///   P3 applies-and-done (candidate lists, features and shape records built per topology change /
+///   per step on the host, the AABB early-out before any frame math); P4 applies-and-done
+///   (candidates sorted by shape on the host, so neighbouring threads read the same shape record).
+/// - lists_*_kernel, penalty_kernel, final_force_kernel, wrench_atomic_kernel: P2 applies-and-done
+///   (one item per thread over the active prefix with a fixed grid and grid-stride loop, seed
+///   sec. 1 and 6); P1/P3/P4 n/a (no levels; nothing loop-invariant to hoist; records are the
+///   compact prefix).
+/// - guess_kernel, reaction_particle_kernel: P2 applies-and-done (one thread per particle,
+///   gathering over its list: no output atomics).
+/// - friction_kernel, scatter_kernel: P1 applies-and-done (per color, the color is the level);
+///   P2 applies-and-done (one particle per thread / one record per thread with atomics (legacy)).
+/// - shape_sum_kernel (deterministic): P2 applies-and-done (one thread per shape, serial in
+///   record order: the reduction order is fixed).
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact_detect.h"
+#include "contact_reaction.h"
+#include "contacts_cuda.h"
+#include "cuda_check.h"
+
+#define BLOCK 256
+
+static unsigned blocks_for(int64_t n) { return (unsigned)((n + BLOCK - 1) / BLOCK); }
+
+/// Active records of the advance (the counter may exceed the capacity).
+__device__ __forceinline__ int32_t active_records(const dfm_contact_view& c) {
+    int32_t n = *c.count;
+    return n < c.capacity ? n : c.capacity;
+}
+
+// ---- detection ----------------------------------------------------------------------------------
+
+__global__ void detect_particle_kernel(dfm_contact_view c, dfm_detect_input in) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= c.cand_particle_count) return;
+    if (c.cand_record) c.cand_record[k] = -1;
+    dfm_detect_particle(&c, &in, k);
+}
+
+__global__ void detect_edge_kernel(dfm_contact_view c, dfm_detect_input in) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= c.cand_edge_count) return;
+    if (c.cand_record) c.cand_record[c.cand_particle_count + k] = -1;
+    dfm_detect_edge(&c, &in, k);
+}
+
+__global__ void detect_face_kernel(dfm_contact_view c, dfm_detect_input in) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= c.cand_face_count) return;
+    if (c.cand_record) c.cand_record[c.cand_particle_count + c.cand_edge_count + k] = -1;
+    dfm_detect_face(&c, &in, k);
+}
+
+/// Deterministic compaction, 1: flag of each candidate that produced a stored record.
+__global__ void flag_kernel(const int32_t* cand_record, int32_t* flag, int64_t total, int32_t capacity) {
+    int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= total) return;
+    int32_t k = cand_record[g];
+    flag[g] = k >= 0 && k < capacity;
+}
+
+/// Deterministic compaction, 2: record of candidate g moves to slot[g] (candidate order, the
+/// CPU's order).
+__global__ void permute_kernel(const int32_t* cand_record, const int32_t* flag, const int32_t* slot, int64_t total,
+                               dfm_cuda_records src, dfm_cuda_records dst) {
+    int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= total || !flag[g]) return;
+    int32_t k = cand_record[g], j = slot[g];
+    for (int a = 0; a < 3; ++a) {
+        dst.corners[3 * j + a] = src.corners[3 * k + a];
+        dst.bary[3 * j + a] = src.bary[3 * k + a];
+        dst.normal[3 * j + a] = src.normal[3 * k + a];
+        dst.body_point[3 * j + a] = src.body_point[3 * k + a];
+    }
+    dst.shape[j] = src.shape[k];
+    dst.candidate[j] = src.candidate[k];
+    dst.radius[j] = src.radius[k];
+    dst.pen0[j] = src.pen0[k];
+    dst.penalty[j] = src.penalty[k];
+}
+
+// ---- lists --------------------------------------------------------------------------------------
+
+/// Default lists: lock-free push of every active node onto its particle's list (order varies
+/// run to run). Fixed grid, grid-stride over the active prefix (or the capacity, when the prefix
+/// switch is off).
+__global__ void lists_atomic_kernel(dfm_contact_view c, int full) {
+    int32_t n = 3 * (full ? c.capacity : active_records(c)), active = 3 * active_records(c);
+    for (int32_t node = blockIdx.x * blockDim.x + threadIdx.x; node < n; node += gridDim.x * blockDim.x) {
+        if (node >= active) continue;
+        int32_t p = c.corners[node];
+        if (p < 0) continue;
+        c.next[node] = atomicExch(&c.head[p], node);
+    }
+}
+
+/// Deterministic lists, 1: nodes per particle.
+__global__ void lists_count_kernel(dfm_contact_view c, int32_t* count) {
+    int32_t n = 3 * active_records(c);
+    for (int32_t node = blockIdx.x * blockDim.x + threadIdx.x; node < n; node += gridDim.x * blockDim.x) {
+        int32_t p = c.corners[node];
+        if (p >= 0) atomicAdd(&count[p], 1);
+    }
+}
+
+/// Deterministic lists, 2: nodes into their particle's segment (positions vary; sorted next).
+__global__ void lists_fill_kernel(dfm_contact_view c, const int32_t* offset, int32_t* fill, int32_t* items) {
+    int32_t n = 3 * active_records(c);
+    for (int32_t node = blockIdx.x * blockDim.x + threadIdx.x; node < n; node += gridDim.x * blockDim.x) {
+        int32_t p = c.corners[node];
+        if (p >= 0) items[offset[p] + atomicAdd(&fill[p], 1)] = node;
+    }
+}
+
+/// Deterministic lists, 3: each particle sorts its few nodes ascending (the CPU's list order)
+/// and links them.
+__global__ void lists_link_kernel(dfm_contact_view c, int32_t particles, const int32_t* offset, int32_t* items) {
+    int32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= particles) return;
+    int32_t b = offset[p], e = offset[p + 1];
+    for (int32_t i = b + 1; i < e; ++i) {
+        int32_t v = items[i], j = i - 1;
+        while (j >= b && items[j] > v) {
+            items[j + 1] = items[j];
+            --j;
+        }
+        items[j + 1] = v;
+    }
+    c.head[p] = b < e ? items[b] : -1;
+    for (int32_t i = b; i < e; ++i) c.next[items[i]] = i + 1 < e ? items[i + 1] : -1;
+}
+
+__global__ void guess_kernel(dfm_contact_view c, int32_t particles, float* normal, float* gap) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < particles) dfm_contact_guess_particle(&c, i, normal, gap);
+}
+
+// ---- iterations ---------------------------------------------------------------------------------
+
+__global__ void penalty_kernel(dfm_contact_view c, const float* d, int full) {
+    int32_t active = active_records(c), n = full ? c.capacity : active;
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
+        if (k < active) dfm_contact_update_penalty(&c, d, k);
+}
+
+__global__ void zero_color_kernel(const int32_t* particles, int32_t count, float* acc_f, float* acc_H) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    int32_t p = particles[k];
+    for (int a = 0; a < 3; ++a) acc_f[3 * p + a] = 0.0f;
+    for (int a = 0; a < 9; ++a) acc_H[9 * p + a] = 0.0f;
+}
+
+__global__ void scatter_kernel(dfm_contact_view c, const float* d, float h, const int32_t* particle_color,
+                               int32_t color, float* acc_f, float* acc_H) {
+    int32_t n = active_records(c);
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+        int any = 0;
+        for (int j = 0; j < 3; ++j) {
+            int32_t p = c.corners[3 * k + j];
+            any |= p >= 0 && particle_color[p] == color;
+        }
+        if (!any) continue;
+        dfm_v3 f;
+        dfm_m33 H;
+        dfm_contact_point_force(&c, d, h, k, &f, &H);
+        for (int j = 0; j < 3; ++j) {
+            int32_t p = c.corners[3 * k + j];
+            if (p < 0 || particle_color[p] != color) continue;
+            float w = c.bary[3 * k + j];
+            atomicAdd(acc_f + 3 * p + 0, w * f.x);
+            atomicAdd(acc_f + 3 * p + 1, w * f.y);
+            atomicAdd(acc_f + 3 * p + 2, w * f.z);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) atomicAdd(acc_H + 9 * p + 3 * a + b, w * w * H.m[a][b]);
+        }
+    }
+}
+
+__global__ void friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* particles, int32_t count) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < count) (void)dfm_contact_friction_particle(&c, v.mode, v.x, v.d, v.h, particles[k]);
+}
+
+// ---- reactions ----------------------------------------------------------------------------------
+
+__global__ void final_force_kernel(dfm_contact_view c, const float* d, float h, float* record_force, int32_t* kinds,
+                                   int32_t* max_pen_bits, int full) {
+    int32_t active = active_records(c), n = full ? c.capacity : active;
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+        if (k >= active) continue;
+        atomicAdd(&kinds[dfm_contact_kind_index(&c, k)], 1);
+        float pen = dfm_contact_final_force(&c, d, h, k, record_force);
+        if (pen > 0.0f) atomicMax(max_pen_bits, __float_as_int(pen)); /* positive floats order as ints */
+    }
+}
+
+__global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
+                                         float* node_part) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < v.particle_count) dfm_contact_reaction_particle(&c, &v, record_force, node_part, i);
+}
+
+/// Default: each record adds its wrench impulse to its shape (double atomics; order varies).
+__global__ void wrench_atomic_kernel(dfm_contact_view c, const float* d, const float* node_part, float h,
+                                     double* shape_impulse, int full) {
+    int32_t active = active_records(c), n = full ? c.capacity : active;
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+        if (k >= active) continue;
+        dfm_v3 fp, fr, tr;
+        dfm_contact_record_wrench(&c, d, node_part, k, &fp, &fr, &tr);
+        double* imp = shape_impulse + 6 * c.shape[k];
+        atomicAdd(imp + 0, (double)fr.x * h);
+        atomicAdd(imp + 1, (double)fr.y * h);
+        atomicAdd(imp + 2, (double)fr.z * h);
+        atomicAdd(imp + 3, (double)tr.x * h);
+        atomicAdd(imp + 4, (double)tr.y * h);
+        atomicAdd(imp + 5, (double)tr.z * h);
+    }
+}
+
+/// Deterministic, 1: each record's wrench, and the bounds of each shape's run of records
+/// (records are in candidate order, which the shape sort groups by shape).
+__global__ void wrench_store_kernel(dfm_contact_view c, const float* d, const float* node_part, float* wrench,
+                                    int32_t* shape_begin, int32_t* shape_end) {
+    int32_t n = active_records(c);
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+        dfm_v3 fp, fr, tr;
+        dfm_contact_record_wrench(&c, d, node_part, k, &fp, &fr, &tr);
+        dfm_v3_store(fr, wrench + 6 * k);
+        dfm_v3_store(tr, wrench + 6 * k + 3);
+        int32_t s = c.shape[k];
+        if (k == 0 || c.shape[k - 1] != s) shape_begin[s] = k;
+        if (k == n - 1 || c.shape[k + 1] != s) shape_end[s] = k + 1;
+    }
+}
+
+/// Deterministic, 2: one thread per shape sums its run in record order (the CPU's order).
+__global__ void shape_sum_kernel(int32_t shapes, const int32_t* shape_begin, const int32_t* shape_end,
+                                 const float* wrench, float h, double* shape_impulse) {
+    int32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= shapes) return;
+    double acc[6];
+    for (int a = 0; a < 6; ++a) acc[a] = shape_impulse[6 * s + a];
+    for (int32_t k = shape_begin[s]; k < shape_end[s]; ++k)
+        for (int a = 0; a < 6; ++a) acc[a] += (double)wrench[6 * k + a] * h;
+    for (int a = 0; a < 6; ++a) shape_impulse[6 * s + a] = acc[a];
+}
+
+// ---- memory -------------------------------------------------------------------------------------
+
+static int track(dfm_cuda_contacts* c, void* p, char* err, size_t err_size) {
+    if (c->allocation_count >= (int)(sizeof(c->allocations) / sizeof(c->allocations[0]))) {
+        cudaFree(p);
+        snprintf(err, err_size, "internal: too many contact device arrays");
+        return DFM_ERROR_INVALID_STATE;
+    }
+    c->allocations[c->allocation_count++] = p;
+    return 0;
+}
+
+/// cudaMalloc of `count` items (at least one), tracked for freeing; copies from `src` if given.
+template <typename T>
+static int dev_alloc(dfm_cuda_contacts* c, T** dst, int64_t count, const void* src, cudaStream_t st, char* err,
+                     size_t err_size) {
+    size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(T);
+    void* p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) {
+        snprintf(err, err_size, "cudaMalloc of %zu bytes for the contact pipeline: %s", bytes, cudaGetErrorString(e));
+        return dfm_cuda_result(e);
+    }
+    int r = track(c, p, err, err_size);
+    if (r) return r;
+    *dst = (T*)p;
+    if (src && count > 0) DFM_CUDA_TRY(cudaMemcpyAsync(p, src, (size_t)count * sizeof(T), cudaMemcpyHostToDevice, st));
+    return 0;
+}
+
+static int alloc_records(dfm_cuda_contacts* c, dfm_cuda_records* r, int64_t cap, cudaStream_t st, char* err,
+                         size_t err_size) {
+    int e = 0;
+    e = e ? e : dev_alloc(c, &r->corners, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->shape, cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->candidate, cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->bary, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->normal, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->body_point, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->radius, cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->pen0, cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &r->penalty, cap, NULL, st, err, err_size);
+    return e;
+}
+
+void dfm_cuda_contacts_free(dfm_cuda_contacts* c) {
+    for (int k = 0; k < c->allocation_count; ++k) cudaFree(c->allocations[k]);
+    if (c->rt_staging) cudaFreeHost(c->rt_staging);
+    free(c->grid_values);
+    memset(c, 0, sizeof(*c));
+}
+
+int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count,
+                             cudaStream_t st, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaStreamSynchronize(st)); /* nothing in flight may still use the old buffers */
+    dfm_cuda_contacts_free(c);
+    if (d->shape_count <= 0 || d->capacity <= 0) return 0;
+    c->shape_count = d->shape_count;
+    c->capacity = d->capacity;
+    c->particle_count = particle_count;
+    c->cand_particle_count = d->cand_particle_count;
+    c->cand_edge_count = d->cand_edge_count;
+    c->cand_face_count = d->cand_face_count;
+    c->cand_total = (int64_t)d->cand_particle_count + d->cand_edge_count + d->cand_face_count;
+    const int64_t cap = d->capacity, n = particle_count, S = d->shape_count, T = c->cand_total;
+    c->grid_values = (const float**)calloc((size_t)S, sizeof(float*));
+    if (!c->grid_values) {
+        snprintf(err, err_size, "out of host memory");
+        return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    int e = 0;
+    for (int64_t s = 0; s < S && !e; ++s) {
+        const dfm_shape_geom* g = &d->shapes[s].geom;
+        if (g->type != DFM_GEOM_MESH || !g->grid.values) continue;
+        int64_t cells = (int64_t)g->grid.dims[0] * g->grid.dims[1] * g->grid.dims[2];
+        float* p = NULL;
+        e = dev_alloc(c, &p, cells, g->grid.values, st, err, err_size);
+        c->grid_values[s] = p;
+    }
+    e = e ? e : dev_alloc(c, &c->feat_particles, d->feat_particle_count, d->feat_particles, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->feat_edges, 2 * (int64_t)d->feat_edge_count, d->feat_edges, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->feat_faces, 3 * (int64_t)d->feat_face_count, d->feat_faces, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->cand_particle, 2 * (int64_t)d->cand_particle_count, d->cand_particle, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->cand_edge, 2 * (int64_t)d->cand_edge_count, d->cand_edge, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->cand_face, 2 * (int64_t)d->cand_face_count, d->cand_face, st, err, err_size);
+    e = e ? e : alloc_records(c, &c->rec, cap, st, err, err_size);
+    e = e ? e : alloc_records(c, &c->raw, cap, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->cand_record, T, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->cand_flag, T, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->cand_slot, T, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->head, n, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->next, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->list_count, n + 1, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->list_offset, n + 1, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->list_fill, n, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->list_items, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->acc_f, 3 * n, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->acc_H, 9 * n, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->guess_normal, 3 * n, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->guess_gap, n, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->record_force, 3 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->node_part, 9 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->record_wrench, 6 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->shape_begin, S, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->shape_end, S, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->shape_impulse, 6 * S, NULL, st, err, err_size);
+    if (!e) {
+        /* One scratch buffer large enough for both scans (candidates, particles + 1). */
+        size_t a = 0, b = 0;
+        DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, a, c->cand_flag, c->cand_slot, (int)(T > 0 ? T : 1), st));
+        DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, b, c->list_count, c->list_offset, (int)(n + 1), st));
+        c->scan_temp_bytes = a > b ? a : b;
+        e = dev_alloc(c, (char**)&c->scan_temp, (int64_t)c->scan_temp_bytes, NULL, st, err, err_size);
+    }
+    if (e) {
+        dfm_cuda_contacts_free(c);
+        return e;
+    }
+    int device = 0, sms = 0;
+    DFM_CUDA_TRY(cudaGetDevice(&device));
+    DFM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    /* Enough resident blocks to fill the GPU; never more than the capacity needs. */
+    int64_t need = blocks_for(3 * cap);
+    c->prefix_blocks = (int32_t)(need < 4 * (int64_t)sms ? need : 4 * (int64_t)sms);
+    if (c->prefix_blocks < 1) c->prefix_blocks = 1;
+    DFM_CUDA_TRY(cudaStreamSynchronize(st));
+    return 0;
+}
+
+int dfm_cuda_contacts_reserve(dfm_cuda_contacts* c, int32_t advances, char* err, size_t err_size) {
+    if (c->shape_count == 0) return 0;
+    if (advances > c->rt_advances) {
+        if (c->rt_staging) cudaFreeHost(c->rt_staging);
+        c->rt_staging = NULL;
+        c->rt_advances = 0;
+        size_t bytes = (size_t)advances * (size_t)c->shape_count * sizeof(dfm_shape_rt);
+        DFM_CUDA_TRY(cudaMallocHost((void**)&c->rt_staging, bytes));
+        dfm_shape_rt* rt = NULL;
+        int e = dev_alloc(c, &rt, (int64_t)advances * c->shape_count, NULL, 0, err, err_size);
+        if (e) return e;
+        c->rt = rt;
+        c->rt_advances = advances;
+    }
+    if (advances + 4 > c->counter_advances) {
+        int32_t* counters = NULL;
+        int e = dev_alloc(c, &counters, (int64_t)advances + 4, NULL, 0, err, err_size);
+        if (e) return e;
+        c->counters = counters;
+        c->counter_advances = advances + 4;
+    }
+    return 0;
+}
+
+dfm_contact_view dfm_cuda_contacts_view(const dfm_cuda_contacts* c, int32_t s, float penalty_beta, float penalty_start,
+                                        uint32_t flags) {
+    dfm_contact_view v;
+    memset(&v, 0, sizeof(v));
+    v.shape_count = c->shape_count;
+    v.shapes = c->rt + (size_t)s * (size_t)c->shape_count;
+    v.feat_particles = c->feat_particles;
+    v.feat_edges = c->feat_edges;
+    v.feat_faces = c->feat_faces;
+    v.cand_particle_count = c->cand_particle_count;
+    v.cand_edge_count = c->cand_edge_count;
+    v.cand_face_count = c->cand_face_count;
+    v.cand_particle = c->cand_particle;
+    v.cand_edge = c->cand_edge;
+    v.cand_face = c->cand_face;
+    v.capacity = c->capacity;
+    v.count = c->counters + s;
+    v.corners = c->rec.corners;
+    v.bary = c->rec.bary;
+    v.shape = c->rec.shape;
+    v.candidate = c->rec.candidate;
+    v.normal = c->rec.normal;
+    v.body_point = c->rec.body_point;
+    v.radius = c->rec.radius;
+    v.pen0 = c->rec.pen0;
+    v.penalty = c->rec.penalty;
+    v.head = c->head;
+    v.next = c->next;
+    v.penalty_beta = penalty_beta;
+    v.penalty_start = penalty_start;
+    v.flags = flags;
+    return v;
+}
+
+int dfm_cuda_contacts_begin_step(dfm_cuda_contacts* c, cudaStream_t st, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaMemsetAsync(c->counters, 0, (size_t)c->counter_advances * sizeof(int32_t), st));
+    DFM_CUDA_TRY(cudaMemsetAsync(c->shape_impulse, 0, (size_t)c->shape_count * 6u * sizeof(double), st));
+    return 0;
+}
+
+// ---- passes -------------------------------------------------------------------------------------
+
+int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                             size_t err_size) {
+    const dfm_contact_view& v = a->view;
+    int32_t* kinds = c->counters + c->counter_advances - 4;
+    /* kinds and max penetration describe the last advance */
+    DFM_CUDA_TRY(cudaMemsetAsync(kinds, 0, 4 * sizeof(int32_t), st));
+    dfm_detect_input in;
+    in.x = a->vbd.x;
+    in.v = a->vbd.v;
+    in.radius = a->vbd.radius;
+    in.h = a->vbd.h;
+    dfm_contact_view dv = v;
+    if (a->deterministic) {
+        dv.corners = c->raw.corners;
+        dv.bary = c->raw.bary;
+        dv.shape = c->raw.shape;
+        dv.candidate = c->raw.candidate;
+        dv.normal = c->raw.normal;
+        dv.body_point = c->raw.body_point;
+        dv.radius = c->raw.radius;
+        dv.pen0 = c->raw.pen0;
+        dv.penalty = c->raw.penalty;
+        dv.cand_record = c->cand_record;
+    }
+    if (v.cand_particle_count > 0) detect_particle_kernel<<<blocks_for(v.cand_particle_count), BLOCK, 0, st>>>(dv, in);
+    if (v.cand_edge_count > 0) detect_edge_kernel<<<blocks_for(v.cand_edge_count), BLOCK, 0, st>>>(dv, in);
+    if (v.cand_face_count > 0) detect_face_kernel<<<blocks_for(v.cand_face_count), BLOCK, 0, st>>>(dv, in);
+    DFM_CUDA_TRY(cudaGetLastError());
+    if (a->deterministic && c->cand_total > 0) {
+        flag_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_total, c->capacity);
+        DFM_CUDA_TRY(cudaGetLastError());
+        size_t bytes = c->scan_temp_bytes;
+        DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->cand_flag, c->cand_slot, (int)c->cand_total, st));
+        permute_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_slot,
+                                                                     c->cand_total, c->raw, c->rec);
+        DFM_CUDA_TRY(cudaGetLastError());
+    }
+    const int32_t n = c->particle_count;
+    const int full = (v.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
+    const unsigned prefix = full ? blocks_for(3 * (int64_t)c->capacity) : (unsigned)c->prefix_blocks;
+    if (!a->deterministic) {
+        DFM_CUDA_TRY(cudaMemsetAsync(c->head, 0xFF, (size_t)n * sizeof(int32_t), st));
+        lists_atomic_kernel<<<prefix, BLOCK, 0, st>>>(v, full);
+        DFM_CUDA_TRY(cudaGetLastError());
+    } else {
+        DFM_CUDA_TRY(cudaMemsetAsync(c->list_count, 0, ((size_t)n + 1u) * sizeof(int32_t), st));
+        DFM_CUDA_TRY(cudaMemsetAsync(c->list_fill, 0, (size_t)n * sizeof(int32_t), st));
+        lists_count_kernel<<<c->prefix_blocks, BLOCK, 0, st>>>(v, c->list_count);
+        DFM_CUDA_TRY(cudaGetLastError());
+        size_t bytes = c->scan_temp_bytes;
+        DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->list_count, c->list_offset, n + 1, st));
+        lists_fill_kernel<<<c->prefix_blocks, BLOCK, 0, st>>>(v, c->list_offset, c->list_fill, c->list_items);
+        lists_link_kernel<<<blocks_for(n), BLOCK, 0, st>>>(v, n, c->list_offset, c->list_items);
+        DFM_CUDA_TRY(cudaGetLastError());
+    }
+    guess_kernel<<<blocks_for(n), BLOCK, 0, st>>>(v, n, c->guess_normal, c->guess_gap);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_penalties(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                                size_t err_size) {
+    const int full = (a->view.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
+    unsigned grid = full ? blocks_for(c->capacity) : (unsigned)c->prefix_blocks;
+    penalty_kernel<<<grid, BLOCK, 0, st>>>(a->view, a->vbd.d, full);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
+                              int32_t count, int32_t color, cudaStream_t st, char* err, size_t err_size) {
+    zero_color_kernel<<<blocks_for(count), BLOCK, 0, st>>>(color_particles, count, c->acc_f, c->acc_H);
+    scatter_kernel<<<c->prefix_blocks, BLOCK, 0, st>>>(a->view, a->vbd.d, a->vbd.h, a->particle_color, color, c->acc_f,
+                                                       c->acc_H);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
+                               int32_t count, cudaStream_t st, char* err, size_t err_size) {
+    (void)c;
+    friction_kernel<<<blocks_for(count), BLOCK, 0, st>>>(a->view, a->vbd, color_particles, count);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                               size_t err_size) {
+    const dfm_contact_view& v = a->view;
+    const int full = (v.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
+    unsigned grid = full ? blocks_for(c->capacity) : (unsigned)c->prefix_blocks;
+    int32_t* kinds = c->counters + c->counter_advances - 4;
+    final_force_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, a->vbd.h, c->record_force, kinds, kinds + 3, full);
+    reaction_particle_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(v, a->vbd, c->record_force, c->node_part);
+    DFM_CUDA_TRY(cudaGetLastError());
+    if (!a->deterministic) {
+        wrench_atomic_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, a->vbd.h, c->shape_impulse, full);
+    } else {
+        DFM_CUDA_TRY(cudaMemsetAsync(c->shape_begin, 0, (size_t)c->shape_count * sizeof(int32_t), st));
+        DFM_CUDA_TRY(cudaMemsetAsync(c->shape_end, 0, (size_t)c->shape_count * sizeof(int32_t), st));
+        wrench_store_kernel<<<c->prefix_blocks, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, c->record_wrench,
+                                                                c->shape_begin, c->shape_end);
+        shape_sum_kernel<<<blocks_for(c->shape_count), BLOCK, 0, st>>>(c->shape_count, c->shape_begin, c->shape_end,
+                                                                       c->record_wrench, a->vbd.h, c->shape_impulse);
+    }
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_download(dfm_cuda_contacts* c, int32_t advances, int32_t* emitted, int32_t kinds[3],
+                               int32_t* max_pen_bits, double* shape_impulse, cudaStream_t st, char* err,
+                               size_t err_size) {
+    DFM_CUDA_TRY(cudaMemcpyAsync(emitted, c->counters, (size_t)advances * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(kinds, c->counters + c->counter_advances - 4, 3 * sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(max_pen_bits, c->counters + c->counter_advances - 1, sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(shape_impulse, c->shape_impulse, (size_t)c->shape_count * 6u * sizeof(double),
+                                 cudaMemcpyDeviceToHost, st));
+    return 0;
+}

@@ -1,0 +1,103 @@
+/// @file contacts_cuda.h
+/// Internal (C++/CUDA only): device buffers of the contact pipeline and the functions that
+/// enqueue its passes on a stream (kernels/cuda/contacts_cuda.cu). Every buffer is allocated by
+/// dfm_cuda_contacts_upload (capacities fixed there); the enqueue functions only launch work, so
+/// they can be captured into a CUDA graph.
+#ifndef DFM_CONTACTS_CUDA_H
+#define DFM_CONTACTS_CUDA_H
+
+#include <cuda_runtime.h>
+
+#include "contact_view.h"
+#include "vbd_cuda_api.h"
+#include "vbd_view.h"
+
+/// Record arrays (one set written by detection, one canonical set in deterministic mode).
+struct dfm_cuda_records {
+    int32_t *corners, *shape, *candidate;
+    float *bary, *normal, *body_point, *radius, *pen0, *penalty;
+};
+
+/// Device side of the contact pipeline of one world.
+struct dfm_cuda_contacts {
+    int32_t shape_count, capacity, particle_count;
+    int32_t cand_particle_count, cand_edge_count, cand_face_count;
+    int64_t cand_total;
+    /* shapes: substep_capacity advances of shape_count runtime records, staged in pinned memory */
+    dfm_shape_rt* rt;
+    dfm_shape_rt* rt_staging;
+    int32_t rt_advances;
+    const float** grid_values;      ///< Host array: device copy of each shape's SDF grid (NULL if none).
+    /* topology */
+    int32_t *feat_particles, *feat_edges, *feat_faces, *cand_particle, *cand_edge, *cand_face;
+    dfm_cuda_records rec;           ///< Canonical records (what every pass after detection reads).
+    dfm_cuda_records raw;           ///< Deterministic mode: detection's output, compacted into rec.
+    int32_t *cand_record, *cand_flag, *cand_slot; ///< Deterministic compaction, per candidate.
+    int32_t *head, *next;
+    int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
+    float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;
+    int32_t *shape_begin, *shape_end;
+    /* results */
+    int32_t* counters;              ///< [advances] emitted per advance, then kinds[3], max penetration bits.
+    int32_t counter_advances;
+    double* shape_impulse;          ///< 6 per shape.
+    void* scan_temp;
+    size_t scan_temp_bytes;
+    int32_t prefix_blocks;          ///< Fixed grid of the grid-stride passes over the active prefix.
+    void* allocations[96];
+    int allocation_count;
+};
+
+/// Everything one advance's contact passes need.
+struct dfm_cuda_advance {
+    dfm_contact_view view;          ///< Device pointers; shapes and count for this advance.
+    dfm_vbd_view vbd;               ///< Device pointers, h set.
+    const int32_t* particle_color;  ///< Device.
+    int deterministic;
+    int32_t advance;                ///< Index of the advance within the step.
+};
+
+/// (Re)allocates and uploads; shape_count 0 frees everything. `stream` orders the copies.
+int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count,
+                             cudaStream_t stream, char* err, size_t err_size);
+
+/// Frees every device and pinned buffer.
+void dfm_cuda_contacts_free(dfm_cuda_contacts* c);
+
+/// Makes room for `advances` advances of shape records and counters (outside any capture).
+int dfm_cuda_contacts_reserve(dfm_cuda_contacts* c, int32_t advances, char* err, size_t err_size);
+
+/// The contact view of advance `s` over the canonical records.
+dfm_contact_view dfm_cuda_contacts_view(const dfm_cuda_contacts* c, int32_t s, float penalty_beta, float penalty_start,
+                                        uint32_t flags);
+
+/// Zeroes the step's counters and shape impulses.
+int dfm_cuda_contacts_begin_step(dfm_cuda_contacts* c, cudaStream_t st, char* err, size_t err_size);
+
+/// Detection, compaction (deterministic mode), per-particle lists and initial-guess normals.
+int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                             size_t err_size);
+
+/// AVBD penalty ramp over the active records.
+int dfm_cuda_contacts_penalties(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                                size_t err_size);
+
+/// Legacy scatter for one color (DFM_DISABLE_CONTACT_LISTS): zeroes the color's accumulators and
+/// adds every active record's w f, w^2 H to its corners of that color (atomics).
+int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
+                              int32_t count, int32_t color, cudaStream_t st, char* err, size_t err_size);
+
+/// Friction projection of one color's particles.
+int dfm_cuda_contacts_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
+                               int32_t count, cudaStream_t st, char* err, size_t err_size);
+
+/// Reactions of the advance: record forces, per-particle residual split, per-shape wrench sums.
+int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                               size_t err_size);
+
+/// Copies the step's results to the host (enqueued; valid after the stream synchronizes).
+int dfm_cuda_contacts_download(dfm_cuda_contacts* c, int32_t advances, int32_t* emitted, int32_t kinds[3],
+                               int32_t* max_pen_bits, double* shape_impulse, cudaStream_t st, char* err,
+                               size_t err_size);
+
+#endif

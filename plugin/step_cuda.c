@@ -1,0 +1,70 @@
+/// @file step_cuda.c
+/// One dfm_world_step on the CUDA backend: bring the device copy up to date (model, state,
+/// contact candidates, each only when it changed), stage the step's shape records, launch the
+/// step (one CUDA graph), read the contact results back and book them like the CPU step does.
+#include <stdlib.h>
+#include <string.h>
+
+#include "step.h"
+
+dfm_result dfm_step_cuda(dfm_world* w, float dt) {
+    dfm_result r = dfm_contacts_ensure(w);
+    if (r != DFM_OK) return r;
+    r = dfm_world_sync_device(w);
+    if (r != DFM_OK) return r;
+    dfm_contacts* c = &w->contacts;
+    const int32_t substeps = w->def.substeps, S = c->shape_count;
+    const int use_contacts = S > 0 && c->capacity > 0;
+    dfm_shape_rt* shapes = NULL;
+    double* impulses = NULL;
+    int32_t* emitted = (int32_t*)calloc((size_t)substeps, sizeof(int32_t));
+    if (use_contacts) {
+        shapes = (dfm_shape_rt*)calloc((size_t)substeps * (size_t)S, sizeof(dfm_shape_rt));
+        impulses = (double*)calloc((size_t)S * 6u, sizeof(double));
+    }
+    if (!emitted || (use_contacts && (!shapes || !impulses))) {
+        free(emitted);
+        free(shapes);
+        free(impulses);
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory staging a CUDA step");
+    }
+    for (int32_t s = 0; use_contacts && s < substeps; ++s)
+        dfm_step_fill_shapes(w, (float)s / (float)substeps, (float)(s + 1) / (float)substeps, shapes + (size_t)s * S);
+    dfm_cuda_step_desc d;
+    memset(&d, 0, sizeof(d));
+    d.dt = dt;
+    d.substeps = substeps;
+    d.iterations = w->def.iterations;
+    memcpy(d.gravity, w->def.gravity, sizeof(d.gravity));
+    d.disable_flags = w->def.disable_flags;
+    d.deterministic = w->def.deterministic;
+    d.shapes = shapes;
+    d.penalty_beta = w->def.contact_penalty_beta;
+    d.penalty_start = w->def.contact_penalty_start;
+    dfm_cuda_step_results out;
+    memset(&out, 0, sizeof(out));
+    out.shape_impulse = impulses;
+    out.emitted = emitted;
+    char err[256];
+    int rc = dfm_cuda_backend_step(w->cuda, &d, use_contacts ? &out : NULL, err, sizeof(err));
+    free(shapes);
+    if (rc != 0) {
+        free(emitted);
+        free(impulses);
+        w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
+        w->uploaded_contacts = -1;
+        w->device_newer = 0;
+        return dfm_fail(w, (dfm_result)rc, "CUDA step: %s", err);
+    }
+    w->device_newer = 1;
+    /* The device moved kinematic targets into their start; keep the host copy in step. */
+    memcpy(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u * sizeof(float));
+    double particle_impulse[3] = {0.0, 0.0, 0.0};
+    for (int32_t k = 0; use_contacts && k < S; ++k)
+        for (int a = 0; a < 3; ++a) particle_impulse[a] -= impulses[6 * k + a];
+    dfm_step_finish_contacts(w, dt, use_contacts ? impulses : NULL, emitted, substeps, particle_impulse,
+                             out.kind_counts, use_contacts ? out.max_penetration : 0.0f);
+    free(emitted);
+    free(impulses);
+    return DFM_OK;
+}
