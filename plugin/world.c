@@ -45,7 +45,7 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
         return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "world_def.backend is %d; not a dfm_backend", d->backend);
     if (d->deterministic != 0 && d->deterministic != 1)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.deterministic is %d; must be 0 or 1", d->deterministic);
-    if (d->deterministic && d->backend == DFM_BACKEND_CUDA && (d->disable_flags & DFM_DISABLE_SHAPE_SORT))
+    if (d->deterministic && d->backend != DFM_BACKEND_CPU && (d->disable_flags & DFM_DISABLE_SHAPE_SORT))
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
                         "world_def.deterministic needs the shape sort (its per-shape reductions run over records "
                         "grouped by shape); clear DFM_DISABLE_SHAPE_SORT");
@@ -85,10 +85,17 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     }
     if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
-        dfm_log(w, DFM_LOG_INFO,
-                "backend AUTO: %d CUDA device(s) visible; using the CPU backend (the CUDA backend does not run "
-                "contacts yet; request DFM_BACKEND_CUDA explicitly for contact-free worlds)",
-                devices);
+        if (devices > 0) {
+            char err[256] = "";
+            int rc = dfm_cuda_backend_create(full.device_index, full.cuda_stream, &w->cuda, err, sizeof(err));
+            if (rc != 0) {
+                w->cuda = NULL;
+                dfm_log(w, DFM_LOG_WARNING, "backend AUTO: CUDA device %d not usable (%s); using the CPU backend",
+                        full.device_index, err);
+            }
+        }
+        dfm_log(w, DFM_LOG_INFO, "backend AUTO: %d CUDA device(s) visible; using the %s backend", devices,
+                w->cuda ? "CUDA" : "CPU");
     }
     w->def.backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
     w->uploaded_generation = -1;

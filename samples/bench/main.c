@@ -155,7 +155,8 @@ static const struct {
     const char* name;
 } k_switches[] = {{DFM_DISABLE_SHAPE_SORT, "shape_sort"},     {DFM_DISABLE_CONTACT_LISTS, "contact_lists"},
                   {DFM_DISABLE_AABB_CULL, "aabb_early_out"}, {DFM_DISABLE_SPLIT_SDF, "split_sdf"},
-                  {DFM_DISABLE_GRAPH_CAPTURE, "graph_capture"}};
+                  {DFM_DISABLE_GRAPH_CAPTURE, "graph_capture"}, {DFM_DISABLE_ACTIVE_PREFIX, "active_prefix"},
+                  {BENCH_DETERMINISTIC, "deterministic_mode_on"}};
 
 int main(int argc, char** argv) {
     cli c;

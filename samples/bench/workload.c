@@ -62,7 +62,8 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     wd.substeps = o->substeps;
     wd.iterations = o->iterations;
     wd.environment_count = o->envs;
-    wd.disable_flags = o->flags;
+    wd.disable_flags = o->flags & ~BENCH_DETERMINISTIC;
+    wd.deterministic = (o->flags & BENCH_DETERMINISTIC) != 0;
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &wd, &out->world);
     if (r != DFM_OK) return r;
     out->envs = o->envs;

@@ -12,6 +12,9 @@
 typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1 } bench_kind;
 
 /// Options of one run.
+/// Not a disable flag: turns dfm_world_def.deterministic on (its cost shows in the attribution).
+#define BENCH_DETERMINISTIC (1u << 31)
+
 typedef struct bench_options {
     bench_kind kind;
     int32_t envs;        ///< Environments.
@@ -20,7 +23,7 @@ typedef struct bench_options {
     int32_t iterations;  ///< Per substep.
     int32_t backend;     ///< dfm_backend.
     int32_t device;      ///< CUDA device index (CUDA backend).
-    uint32_t flags;      ///< dfm_world_def.disable_flags.
+    uint32_t flags;      ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
 } bench_options;
 
 /// A built workload: the world, its shapes (4 per environment: table, two pads, palm) and bodies.

@@ -234,4 +234,20 @@ static inline double gcs_max_diff(const gcs_run_result* a, const gcs_run_result*
     return worst;
 }
 
+/// Centroid (3) and bounding box (min 3, max 3) of a run's positions.
+static inline void gcs_aggregates(const gcs_run_result* r, double out[9]) {
+    for (int a = 0; a < 3; ++a) {
+        out[a] = 0.0;
+        out[3 + a] = 1e30;
+        out[6 + a] = -1e30;
+    }
+    for (int32_t i = 0; i < r->count; ++i)
+        for (int a = 0; a < 3; ++a) {
+            double x = r->x[3 * i + a];
+            out[a] += x / r->count;
+            if (x < out[3 + a]) out[3 + a] = x;
+            if (x > out[6 + a]) out[6 + a] = x;
+        }
+}
+
 #endif

@@ -35,11 +35,11 @@ step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
 bench=build-gpu/samples/dfm_bench
 step bench_lift timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --json "$out/bench_lift.json"
 if [ "${DFM_ATTRIBUTION:-0}" = 1 ]; then
-  step attribution timeout 400 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --attribution \
+  step attribution timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --attribution \
     --json "$out/attribution.json"
 fi
 if [ "${DFM_SCALING:-0}" = 1 ]; then
-  step scaling timeout 400 "$bench" --workload both --backend cuda --scaling --json "$out/scaling.json"
+  step scaling timeout 200 "$bench" --workload both --backend cuda --scaling --json "$out/scaling.json"
 fi
 echo
 echo "GPU: $(cat "$out/gpu.txt")"

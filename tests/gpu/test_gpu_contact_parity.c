@@ -1,11 +1,17 @@
 /// Contact parity: the contact scenes of the CPU backend's tests and samples (cloth resting on a
 /// plane, sample 02's sphere + box drape, a soft cube dropped on a box, a cloth on a mesh box
 /// (device SDF grid), a cloth pinched by two pads and lifted by friction, four environments with
-/// their own planes) stepped for 100+ steps on both backends. Positions agree within a tolerance
-/// relative to the scene size (printed per scene; the drape over sphere and box is chaotic and
-/// gets a looser bound), the summed reaction forces agree within 10% of the weight, and the
-/// pinched cloth rises with the pads on the GPU too. Skips (77) without a usable CUDA device.
-/// `--small` runs the pinch scene for 12 steps (for compute-sanitizer).
+/// their own planes) stepped for 100+ steps on both backends.
+/// - Smooth scenes (plane, soft cube, environments): every coordinate agrees within 1e-3 of the
+///   scene size (measured ~1e-7) and the summed reaction forces within 10% of the weight.
+/// - Chaotic scenes (the drape over sphere and box, the drape over the mesh box's edges, the
+///   pinched cloth's free flap): float summation order alone moves folds by centimetres (the
+///   GPU's own default vs deterministic modes differ as much as GPU vs CPU; printed as the
+///   reference), so the comparison is on aggregates of the positions: the centroid within 2% and
+///   every bounding-box face within 8% of the scene size.
+/// - The pinched cloth rises with the pads on the GPU too (physical outcome).
+/// Skips (77) without a usable CUDA device. `--small` runs the pinch scene for 12 steps (for
+/// compute-sanitizer).
 #include "gpu_contact_scenes.h"
 
 typedef struct parity_case {
@@ -13,7 +19,8 @@ typedef struct parity_case {
     gcs_setup_fn setup;
     gcs_drive_fn drive;
     int32_t envs, steps;
-    double tolerance;        ///< Allowed max |x_gpu - x_cpu| over the scene size.
+    double tolerance;        ///< Smooth scenes: allowed max |x_gpu - x_cpu| over the scene size.
+    int chaotic;             ///< 1: compare centroid and bounding box instead (see the file comment).
 } parity_case;
 
 static int compare(const parity_case* pc, int deterministic) {
@@ -24,13 +31,34 @@ static int compare(const parity_case* pc, int deterministic) {
     gcs_run_result cpu = gcs_run(d);
     double diff = gcs_max_diff(&gpu, &cpu), rel = diff / gpu.scene.size;
     double dr = fabs((double)gpu.reaction_z - cpu.reaction_z);
-    printf("%s%s: %d particles, %d steps: max |x_gpu - x_cpu| = %.3g m (%.3g of the scene size, bound %.0e); "
-           "reaction z gpu %.4f N cpu %.4f N (weight %.4f N); records gpu %d cpu %d\n",
-           pc->name, deterministic ? " (deterministic)" : "", gpu.count, pc->steps, diff, rel, pc->tolerance,
-           gpu.reaction_z, cpu.reaction_z, gpu.scene.weight, gpu.stats.active, cpu.stats.active);
-    CHECK(rel < pc->tolerance, "%s: backends differ by %.3g of the scene size", pc->name, rel);
-    CHECK(dr < 0.1 * gpu.scene.weight + 1e-4, "%s: reactions differ by %.4g N", pc->name, dr);
-    if (pc->drive == gcs_pinch_drive) {
+    if (!pc->chaotic) {
+        printf("%s%s: %d particles, %d steps: max |x_gpu - x_cpu| = %.3g m (%.3g of the scene size, bound %.0e); "
+               "reaction z gpu %.4f N cpu %.4f N (weight %.4f N); records gpu %d cpu %d\n",
+               pc->name, deterministic ? " (deterministic)" : "", gpu.count, pc->steps, diff, rel, pc->tolerance,
+               gpu.reaction_z, cpu.reaction_z, gpu.scene.weight, gpu.stats.active, cpu.stats.active);
+        CHECK(rel < pc->tolerance, "%s: backends differ by %.3g of the scene size", pc->name, rel);
+        CHECK(dr < 0.1 * gpu.scene.weight + 1e-4, "%s: reactions differ by %.4g N", pc->name, dr);
+    } else {
+        gcs_run_desc other = d;
+        other.backend = DFM_BACKEND_CUDA;
+        other.deterministic = !deterministic;
+        gcs_run_result gpu2 = gcs_run(other);
+        double ref = gcs_max_diff(&gpu, &gpu2) / gpu.scene.size;
+        double ag[9], ac[9], worst_c = 0.0, worst_b = 0.0;
+        gcs_aggregates(&gpu, ag);
+        gcs_aggregates(&cpu, ac);
+        for (int a = 0; a < 3; ++a) worst_c = fmax(worst_c, fabs(ag[a] - ac[a]) / gpu.scene.size);
+        for (int a = 3; a < 9; ++a) worst_b = fmax(worst_b, fabs(ag[a] - ac[a]) / gpu.scene.size);
+        printf("%s%s: %d particles, %d steps (chaotic): max |x_gpu - x_cpu| %.3g of the scene size (GPU default vs "
+               "deterministic: %.3g); centroid differs by %.3g (bound 0.02), bounding box by %.3g (bound 0.08); "
+               "records gpu %d cpu %d\n",
+               pc->name, deterministic ? " (deterministic)" : "", gpu.count, pc->steps, rel, ref, worst_c, worst_b,
+               gpu.stats.active, cpu.stats.active);
+        CHECK(worst_c < 0.02, "%s: centroids differ by %.3g of the scene size", pc->name, worst_c);
+        CHECK(worst_b < 0.08, "%s: bounding boxes differ by %.3g of the scene size", pc->name, worst_b);
+        free(gpu2.x);
+    }
+    if (pc->drive == gcs_pinch_drive && pc->steps >= 100) {
         /* physical outcome on the GPU: the cloth's lowest point rose with the pads */
         float zmin = 1e30f;
         for (int32_t i = 0; i < gpu.count; ++i) zmin = fminf(zmin, gpu.x[3 * i + 2]);
@@ -44,12 +72,12 @@ static int compare(const parity_case* pc, int deterministic) {
 int main(int argc, char** argv) {
     int small = argc > 1 && strcmp(argv[1], "--small") == 0;
     const parity_case cases[] = {
-        {"cloth on plane", gcs_plane, NULL, 1, 100, 1e-3},
-        {"cloth on sphere + box (chaotic drape)", gcs_sphere_box, NULL, 1, 100, 5e-2},
-        {"soft cube on box", gcs_soft_cube, NULL, 1, 100, 1e-2},
-        {"cloth on mesh box", gcs_mesh_box, NULL, 1, 100, 5e-3},
-        {"pinch and lift", gcs_pinch, gcs_pinch_drive, 1, 110, 2e-2},
-        {"four environments", gcs_environments, NULL, 4, 100, 1e-3},
+        {"cloth on plane", gcs_plane, NULL, 1, 100, 1e-3, 0},
+        {"cloth on sphere + box", gcs_sphere_box, NULL, 1, 100, 0.0, 1},
+        {"soft cube on box", gcs_soft_cube, NULL, 1, 100, 1e-3, 0},
+        {"cloth on mesh box", gcs_mesh_box, NULL, 1, 100, 0.0, 1},
+        {"pinch and lift", gcs_pinch, gcs_pinch_drive, 1, 110, 0.0, 1},
+        {"four environments", gcs_environments, NULL, 4, 100, 1e-3, 0},
     };
     if (small) {
         parity_case pc = cases[4];
