@@ -131,9 +131,10 @@ static int friction_left_to_corner(const dfm_contact_view* c, const dfm_xpbd_vie
             int32_t o = node / 3;
             if (c->corners[3 * o + 1] >= 0 || c->shape[o] != c->shape[k]) continue;
             const dfm_shape_rt* s = &c->shapes[c->shape[o]];
-            dfm_v3 b = record_point(c, o, u1, (dfm_v3*)0);
-            dfm_v3 n = dfm_v3_load(c->normal + 3 * o);
-            if (dfm_v3_dot(n, dfm_v3_sub(dfm_v3_load(v->x + 3 * p), b)) - c->radius[o] - s->margin < 0.0f) return 1;
+            dfm_xform pose = dfm_xform_mul(dfm_xform_lerp(s->body_start, s->body_end, u1), s->local);
+            dfm_v3 xp = dfm_v3_load(v->x + 3 * p);
+            float one = 1.0f;
+            if (dfm_xpbd_contact_sdf(&s->geom, pose, &xp, &one, 1, c->radius[o] + s->margin, (dfm_v3*)0) < 0.0f) return 1;
         }
     }
     return 0;
@@ -154,13 +155,29 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
             if (v->inv_mass[p] > 0.0f) sw += w;
         }
         if (!(W > 0.0f)) continue;
-        dfm_v3 origin;
-        dfm_v3 b0 = record_point(c, k, u0, (dfm_v3*)0), b1 = record_point(c, k, u1, &origin);
-        dfm_v3 n = dfm_v3_load(c->normal + 3 * k);
+        /* The shape frame at both ends of the small step; the SDF is evaluated at the current
+         * contact point (normal not lagged). */
+        dfm_xform body0 = dfm_xform_lerp(s->body_start, s->body_end, u0);
+        dfm_xform body1 = dfm_xform_lerp(s->body_start, s->body_end, u1);
+        dfm_xform pose0 = dfm_xform_mul(body0, s->local), pose1 = dfm_xform_mul(body1, s->local);
+        dfm_v3 origin = body1.t;
         float r = c->radius[k] + s->margin;
-        dfm_v3 P = record_corner_point(c, v->x, k);
-        float C = dfm_v3_dot(n, dfm_v3_sub(P, b1)) - r;
+        dfm_v3 xs[3];
+        float ws[3];
+        int nc = 0;
+        for (int j = 0; j < 3; ++j) {
+            int32_t p = c->corners[3 * k + j];
+            if (p < 0) continue;
+            xs[nc] = dfm_v3_load(v->x + 3 * p);
+            ws[nc++] = c->bary[3 * k + j];
+        }
+        dfm_v3 n;
+        float C = dfm_xpbd_contact_sdf(&s->geom, pose1, xs, ws, nc, r, &n);
         if (!(C < 0.0f)) continue;
+        dfm_v3 P = record_corner_point(c, v->x, k);
+        /* The shape's surface point under the contact point, and its motion over the small step. */
+        dfm_v3 b1 = dfm_v3_madd(P, n, -(C + r));
+        dfm_v3 b0 = dfm_xform_point(pose0, dfm_xform_point_inv(pose1, b1));
         /* Normal: inequality, compliance 1/ke, damping kd on approach. */
         dfm_v3 D = dfm_v3_sub(record_corner_point(c, v->d, k), dfm_v3_sub(b1, b0));
         float dn = dfm_v3_dot(n, D);
@@ -192,6 +209,7 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
             }
         }
         float pen = -(dfm_v3_dot(n, dfm_v3_sub(record_corner_point(c, v->x, k), b1)) - r);
+        (void)record_point;
         if (pen > deepest) deepest = pen;
         particle_impulse[0] += (double)impulse.x;
         particle_impulse[1] += (double)impulse.y;

@@ -11,8 +11,9 @@
 ///   1 / (ke L0);
 /// - tet volume: C = V / V0 - 1 with V = (x1 - x0) . ((x2 - x0) x (x3 - x0)) / 6 (Macklin and
 ///   Mueller 2021's hydrostatic constraint for a rest state J = 1);
-/// - contact (inequality, C >= 0): C = n . (sum_j w_j x_j - b) - r, with n the record's normal
-///   from detection, b its surface point on the moving shape and r = radius + margin.
+/// - contact (inequality, C >= 0): C = phi(sum_j w_j x_j) - r, phi the shape's SDF at the current
+///   contact point and r = radius + margin (dfm_xpbd_contact_sdf; dfm_xpbd_contact is its
+///   linearization with a fixed normal).
 /// The projection of one constraint with compliance alpha and damping beta over a step h, for a
 /// multiplier starting at zero (one Gauss-Seidel pass per small step):
 ///   alpha~ = alpha / h^2,  gamma = alpha beta / h,
@@ -21,6 +22,8 @@
 #ifndef DFM_XPBD_CONSTRAINTS_H
 #define DFM_XPBD_CONSTRAINTS_H
 
+#include "sdf_shapes.h"
+#include "transform.h"
 #include "vbd_bending.h"
 
 /// Distance constraint between xa and xb (m): returns C = |xa - xb| - L0 (m) and writes
@@ -73,6 +76,21 @@ DFM_HD float dfm_xpbd_contact(const dfm_v3* x, const float* w, int count, dfm_v3
     dfm_v3 p = dfm_v3_zero();
     for (int k = 0; k < count; ++k) p = dfm_v3_madd(p, x[k], w[k]);
     return dfm_v3_dot(n, dfm_v3_sub(p, b)) - r;
+}
+
+/// Contact constraint against the shape's SDF at the current contact point (what the solver
+/// uses: the normal follows the point around edges and corners instead of staying lagged from
+/// detection): p = sum w_k x_k, q = pose^-1 p, C = phi(q) - r; dC/dx_k = w_k R grad phi(q)
+/// (R = pose rotation). Writes the world normal into *n_out (may be NULL). `pose` is the shape
+/// frame in the world.
+DFM_HD float dfm_xpbd_contact_sdf(const dfm_shape_geom* g, dfm_xform pose, const dfm_v3* x, const float* w, int count,
+                                  float r, dfm_v3* n_out) {
+    dfm_v3 p = dfm_v3_zero();
+    for (int k = 0; k < count; ++k) p = dfm_v3_madd(p, x[k], w[k]);
+    dfm_v3 gl;
+    float phi = dfm_shape_sdf(g, dfm_xform_point_inv(pose, p), &gl);
+    if (n_out) *n_out = dfm_quat_rotate(pose.q, gl);
+    return phi - r;
 }
 
 /// The multiplier increment of one compliant projection (file comment): C the constraint value,
