@@ -41,6 +41,12 @@ static const dfm_api_v1 g_api_v1 = {
     dfm_world_get_shape_reactions,
     dfm_world_get_contact_stats,
     dfm_device_count,
+    dfm_solver_count,
+    dfm_solver_get_info,
+    dfm_register_solver,
+    dfm_register_solver_library,
+    dfm_world_set_solver,
+    dfm_world_get_solver,
 };
 
 dfm_result dfm_get_api(uint32_t abi_version, const void** out_table, const char** out_message) {

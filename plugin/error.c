@@ -70,6 +70,7 @@ const char* dfm_result_string(dfm_result r) {
     case DFM_ERROR_DEVICE_UNAVAILABLE: return "DFM_ERROR_DEVICE_UNAVAILABLE";
     case DFM_ERROR_UNSUPPORTED: return "DFM_ERROR_UNSUPPORTED";
     case DFM_ERROR_INVALID_ENUM: return "DFM_ERROR_INVALID_ENUM";
+    case DFM_ERROR_UNKNOWN_SOLVER: return "DFM_ERROR_UNKNOWN_SOLVER";
     default: return "DFM_RESULT_UNKNOWN";
     }
 }

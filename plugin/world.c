@@ -7,6 +7,7 @@
 
 #include "def_read.h"
 #include "device_probe.h"
+#include "solver_internal.h"
 #include "step.h"
 #include "strided.h"
 #include "world_internal.h"
@@ -110,6 +111,7 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
 
 void dfm_world_destroy(dfm_world* w) {
     if (!w) return;
+    dfm_solver_world_release(w);
     for (int32_t i = 0; i < w->slot_count; ++i)
         if (w->slots[i].body) dfm_body_free(w->slots[i].body);
     free(w->slots);
@@ -129,6 +131,13 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     if (dt <= 0.0f) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "dt is %g s; must be > 0", (double)dt);
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
+    if (w->solver) { /* a provider other than vbd (dfm_world_set_solver) */
+        r = dfm_solver_world_step(w, dt);
+        if (r != DFM_OK) return r;
+        w->step_count++;
+        w->sim_time += (double)dt;
+        return DFM_OK;
+    }
     if (w->cuda) {
         r = dfm_step_cuda(w, dt);
         if (r != DFM_OK) return r;

@@ -180,6 +180,7 @@ struct dfm_world {
     int64_t step_count;
     double sim_time;
     char last_error[512];
+    struct dfm_world_solver* solver; ///< Provider other than the default vbd (NULL = vbd; plugin/solver_internal.h).
 };
 
 /// Sets the last error, logs it and returns `code`. printf-style message.

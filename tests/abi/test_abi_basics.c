@@ -18,7 +18,7 @@ static void test_versions(void) {
     dfm_result r = dfm_world_create(DFM_ABI_VERSION + (1u << 16), NULL, &w);
     CHECK(r == DFM_ERROR_ABI_MISMATCH, "major+1 gave %s", dfm_result_string(r));
     CHECK(w == NULL, "out_world not cleared on failure");
-    CHECK(strstr(dfm_world_last_error(NULL), "ABI 2.0") != NULL, "message: %s", dfm_world_last_error(NULL));
+    CHECK(strstr(dfm_world_last_error(NULL), "ABI 2.") != NULL, "message: %s", dfm_world_last_error(NULL));
     /* A newer minor of the same major is accepted. */
     r = dfm_world_create(DFM_ABI_VERSION + 1u, NULL, &w);
     CHECK(r == DFM_OK && w, "minor+1 refused: %s", dfm_world_last_error(NULL));

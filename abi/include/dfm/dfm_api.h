@@ -8,6 +8,7 @@
 #include "dfm_body.h"
 #include "dfm_mesh.h"
 #include "dfm_shape.h"
+#include "dfm_solver.h"
 #include "dfm_world.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,13 @@ typedef struct dfm_api_v1 {
     dfm_result (*world_get_shape_reactions)(dfm_world* world, const dfm_shape_id* ids, int32_t count, float* forces, float* torques, int32_t stride_bytes);
     dfm_result (*world_get_contact_stats)(dfm_world* world, dfm_contact_stats* out);
     int32_t (*device_count)(void);
+    /* Solver providers (dfm_solver.h), appended in ABI 1.1. */
+    int32_t (*solver_count)(void);
+    dfm_result (*solver_get_info)(int32_t index, dfm_solver_info* out);
+    dfm_result (*register_solver)(const dfm_solver_provider_v1* provider);
+    dfm_result (*register_solver_library)(const char* path, const char** out_name);
+    dfm_result (*world_set_solver)(dfm_world* world, const char* name, int32_t backend);
+    dfm_result (*world_get_solver)(dfm_world* world, const char** out_name, int32_t* out_backend);
 } dfm_api_v1;
 
 /// Gives the function table of ABI major `abi_version >> 16` in *out_table (a `const

@@ -29,7 +29,7 @@ extern "C" {
 /// Major version of the ABI this header describes. A world refuses a caller whose major differs.
 #define DFM_ABI_VERSION_MAJOR 1
 /// Minor version: grows when fields or functions are appended; older callers stay compatible.
-#define DFM_ABI_VERSION_MINOR 0
+#define DFM_ABI_VERSION_MINOR 1
 /// The ABI version this header describes, packed as (major << 16) | minor. Pass it to
 /// dfm_world_create().
 #define DFM_ABI_VERSION ((uint32_t)((DFM_ABI_VERSION_MAJOR << 16) | DFM_ABI_VERSION_MINOR))
@@ -57,6 +57,7 @@ typedef enum dfm_result {
     DFM_ERROR_DEVICE_UNAVAILABLE = -16,  ///< The requested backend or device is not usable here.
     DFM_ERROR_UNSUPPORTED = -17,         ///< The feature is not supported by this build/backend.
     DFM_ERROR_INVALID_ENUM = -18,        ///< An enum argument has an unknown value.
+    DFM_ERROR_UNKNOWN_SOLVER = -19,      ///< No solver provider has the requested name.
     DFM_RESULT_MAX_ENUM = 0x7FFFFFFF
 } dfm_result;
 

@@ -1,0 +1,381 @@
+/// @file solver_registry.c
+/// Solver providers (dfm_solver.h): the process-wide registry (built-in vbd and xpbd, then
+/// registered tables), loading provider libraries, and swapping a world's solver at run time.
+#include <ctype.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver_internal.h"
+
+/// Registered (third-party) providers at most.
+#define DFM_SOLVER_EXTERNAL_MAX 16
+/// Built-in providers.
+#define DFM_SOLVER_BUILTIN_COUNT 2
+
+/// One registry entry: a copy of the provider's table and how it is implemented.
+typedef struct solver_entry {
+    dfm_solver_provider_v1 table;
+    int32_t kind;
+} solver_entry;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static solver_entry g_entries[DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX] = {
+    {{(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "vbd",
+      "Vertex Block Descent (Chen et al. 2024): per-particle Newton steps over colors; penalty contacts",
+      DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
+          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC |
+          DFM_SOLVER_CAP_DETERMINISTIC,
+      DFM_SOLVER_BACKEND_CPU | DFM_SOLVER_BACKEND_CUDA, NULL, NULL, NULL, NULL, NULL},
+     DFM_SOLVER_KIND_VBD},
+    {{(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "xpbd",
+      "XPBD with small steps (Macklin et al. 2016/2019): compliant distance, bending, volume and contact "
+      "constraints",
+      DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
+          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC |
+          DFM_SOLVER_CAP_DETERMINISTIC,
+      DFM_SOLVER_BACKEND_CPU, NULL, NULL, NULL, NULL, NULL},
+     DFM_SOLVER_KIND_XPBD},
+};
+static int32_t g_count = DFM_SOLVER_BUILTIN_COUNT;
+
+static const char* backend_name(int32_t b) { return b == DFM_BACKEND_CUDA ? "cuda" : "cpu"; }
+
+int32_t dfm_solver_count(void) {
+    pthread_mutex_lock(&g_lock);
+    int32_t n = g_count;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}
+
+dfm_result dfm_solver_get_info(int32_t index, dfm_solver_info* out) {
+    if (!out) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "solver info output is NULL");
+    if (out->struct_size < offsetof(dfm_solver_info, description) + sizeof(const char*) ||
+        out->struct_size > sizeof(dfm_solver_info))
+        return dfm_fail(NULL, DFM_ERROR_STRUCT_SIZE, "solver_info.struct_size is %u; this library knows %u",
+                        out->struct_size, (unsigned)sizeof(dfm_solver_info));
+    pthread_mutex_lock(&g_lock);
+    int32_t n = g_count;
+    if (index < 0 || index >= n) {
+        pthread_mutex_unlock(&g_lock);
+        return dfm_fail(NULL, DFM_ERROR_INDEX_OUT_OF_RANGE, "solver index %d; %d providers are known", index, n);
+    }
+    const solver_entry* e = &g_entries[index];
+    dfm_solver_info s;
+    memset(&s, 0, sizeof(s));
+    s.struct_size = out->struct_size;
+    snprintf(s.name, sizeof(s.name), "%s", e->table.name);
+    s.capabilities = e->table.capabilities;
+    s.backends = e->table.backends;
+    s.builtin = e->kind != DFM_SOLVER_KIND_EXTERNAL;
+    s.description = e->table.description ? e->table.description : "";
+    pthread_mutex_unlock(&g_lock);
+    memcpy(out, &s, out->struct_size);
+    return DFM_OK;
+}
+
+/// Registry index of `name`, or -1. Caller holds the lock.
+static int32_t find_locked(const char* name) {
+    for (int32_t i = 0; i < g_count; ++i)
+        if (!strcmp(g_entries[i].table.name, name)) return i;
+    return -1;
+}
+
+dfm_result dfm_register_solver(const dfm_solver_provider_v1* p) {
+    if (!p) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "provider table is NULL");
+    if (p->struct_size < sizeof(dfm_solver_provider_v1))
+        return dfm_fail(NULL, DFM_ERROR_STRUCT_SIZE,
+                        "provider table struct_size is %u; the version 1 layout needs at least %u", p->struct_size,
+                        (unsigned)sizeof(dfm_solver_provider_v1));
+    if ((p->provider_abi >> 16) != DFM_SOLVER_PROVIDER_ABI_MAJOR)
+        return dfm_fail(NULL, DFM_ERROR_ABI_MISMATCH, "provider was built for provider ABI %u.%u; dfm implements %u.%u",
+                        p->provider_abi >> 16, p->provider_abi & 0xFFFFu, (unsigned)DFM_SOLVER_PROVIDER_ABI_MAJOR,
+                        (unsigned)DFM_SOLVER_PROVIDER_ABI_MINOR);
+    if (!p->name) return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name is NULL");
+    size_t len = strlen(p->name);
+    if (len == 0 || len >= DFM_SOLVER_NAME_MAX)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name has %zu characters; must be 1..%d", len,
+                        DFM_SOLVER_NAME_MAX - 1);
+    for (size_t i = 0; i < len; ++i) {
+        char ch = p->name[i];
+        if (!(islower((unsigned char)ch) || isdigit((unsigned char)ch) || ch == '_' || ch == '-'))
+            return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name \"%s\": character %zu is not [a-z0-9_-]",
+                            p->name, i);
+    }
+    if (!p->create || !p->destroy || !p->import_state || !p->step)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE,
+                        "provider \"%s\" lacks a required function (create, destroy, import_state, step)", p->name);
+    if (!(p->backends & (DFM_SOLVER_BACKEND_CPU | DFM_SOLVER_BACKEND_CUDA)))
+        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider \"%s\" names no backend it runs on", p->name);
+    pthread_mutex_lock(&g_lock);
+    dfm_result r = DFM_OK;
+    if (find_locked(p->name) >= 0) {
+        r = dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "a provider named \"%s\" is already registered", p->name);
+    } else if (g_count >= DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX) {
+        r = dfm_fail(NULL, DFM_ERROR_CAPACITY, "%d providers are registered already (the most)",
+                     DFM_SOLVER_EXTERNAL_MAX);
+    } else {
+        solver_entry* e = &g_entries[g_count];
+        memcpy(&e->table, p, sizeof(dfm_solver_provider_v1));
+        e->table.struct_size = (uint32_t)sizeof(dfm_solver_provider_v1);
+        e->kind = DFM_SOLVER_KIND_EXTERNAL;
+        ++g_count;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+dfm_result dfm_register_solver_library(const char* path, const char** out_name) {
+    if (out_name) *out_name = NULL;
+    if (!path) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "library path is NULL");
+    void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "cannot load solver library: %s", dlerror());
+    dfm_solver_entry_fn entry;
+    *(void**)&entry = dlsym(lib, "dfm_solver_provider_entry");
+    if (!entry) {
+        dlclose(lib);
+        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "%s exports no dfm_solver_provider_entry", path);
+    }
+    const dfm_solver_provider_v1* table = NULL;
+    dfm_result r = entry(DFM_SOLVER_PROVIDER_ABI, &table);
+    if (r != DFM_OK || !table) {
+        dlclose(lib);
+        if (r == DFM_OK) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "%s: dfm_solver_provider_entry gave no table", path);
+        return dfm_fail(NULL, r == DFM_ERROR_ABI_MISMATCH ? r : DFM_ERROR_INVALID_VALUE,
+                        "%s: dfm_solver_provider_entry refused provider ABI %u.%u (%s)", path,
+                        (unsigned)DFM_SOLVER_PROVIDER_ABI_MAJOR, (unsigned)DFM_SOLVER_PROVIDER_ABI_MINOR,
+                        dfm_result_string(r));
+    }
+    r = dfm_register_solver(table);
+    if (r != DFM_OK) {
+        dlclose(lib);
+        return r;
+    }
+    if (out_name) *out_name = table->name; /* the library stays loaded for the life of the process */
+    return DFM_OK;
+}
+
+/// Copies the registry entry `index` (the table pointer stays valid: entries are never removed).
+static const solver_entry* entry_at(int32_t index) {
+    pthread_mutex_lock(&g_lock);
+    const solver_entry* e = index >= 0 && index < g_count ? &g_entries[index] : NULL;
+    pthread_mutex_unlock(&g_lock);
+    return e;
+}
+
+/// The state view handed to external providers (host arrays).
+static dfm_solver_state state_view(dfm_world* w) {
+    dfm_solver_state s;
+    memset(&s, 0, sizeof(s));
+    s.struct_size = (uint32_t)sizeof(s);
+    s.particle_count = w->model.particle_count;
+    s.x = w->state.x;
+    s.v = w->state.v;
+    s.mass = w->model.mass;
+    s.mode = w->state.mode;
+    s.kin_target = w->state.kin_target;
+    s.environment = w->model.environment;
+    s.triangle_count = w->model.tri_count;
+    s.triangles = w->model.tris;
+    s.tet_count = w->model.tet_count;
+    s.tets = w->model.tets;
+    s.shape_count = w->shape_count;
+    memcpy(s.gravity, w->def.gravity, sizeof(s.gravity));
+    s.substeps = w->def.substeps;
+    s.iterations = w->def.iterations;
+    s.model_generation = w->model_generation;
+    return s;
+}
+
+/// Destroys a provider instance after letting an external provider export its state.
+static dfm_result release_instance(dfm_world* w, dfm_world_solver* ws, int export_first) {
+    dfm_result r = DFM_OK;
+    if (ws->kind == DFM_SOLVER_KIND_XPBD) {
+        dfm_xpbd_destroy(ws->instance);
+    } else if (ws->kind == DFM_SOLVER_KIND_EXTERNAL) {
+        if (export_first && ws->table->export_state) {
+            char err[256] = "";
+            dfm_solver_state s = state_view(w);
+            r = ws->table->export_state(ws->instance, &s, err, sizeof(err));
+            if (r != DFM_OK) {
+                r = dfm_fail(w, r, "provider \"%s\" export_state: %s", ws->table->name, err);
+                return r;
+            }
+        }
+        ws->table->destroy(ws->instance);
+    }
+    ws->instance = NULL;
+    return r;
+}
+
+void dfm_solver_world_release(dfm_world* w) {
+    if (!w->solver) return;
+    release_instance(w, w->solver, 0);
+    free(w->solver);
+    w->solver = NULL;
+}
+
+dfm_result dfm_solver_world_step(dfm_world* w, float dt) {
+    dfm_world_solver* ws = w->solver;
+    if (ws->kind == DFM_SOLVER_KIND_XPBD) return dfm_xpbd_step(w, ws->instance, dt);
+    char err[256] = "";
+    dfm_solver_state s = state_view(w);
+    dfm_result r;
+    if (ws->imported_generation != w->model_generation) {
+        r = ws->table->import_state(ws->instance, &s, err, sizeof(err));
+        if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" import_state: %s", ws->table->name, err);
+        ws->imported_generation = w->model_generation;
+    }
+    r = ws->table->step(ws->instance, &s, dt, err, sizeof(err));
+    if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" step: %s", ws->table->name, err);
+    memcpy(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u * sizeof(float));
+    for (int32_t i = 0; i < w->shape_slot_count; ++i) {
+        dfm_shape* sh = w->shape_slots[i].shape;
+        if (!sh) continue;
+        memset(sh->reaction, 0, sizeof(sh->reaction));
+        sh->body_prev = sh->body_cur;
+        memcpy(sh->aabb_prev, sh->aabb_cur, sizeof(sh->aabb_cur));
+    }
+    w->contacts.count = 0;
+    return DFM_OK;
+}
+
+dfm_result dfm_world_get_solver(dfm_world* w, const char** out_name, int32_t* out_backend) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    const solver_entry* e = entry_at(w->solver ? w->solver->index : 0);
+    if (out_name) *out_name = e->table.name;
+    if (out_backend) *out_backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
+    return DFM_OK;
+}
+
+dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    if (!name) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "solver name is NULL");
+    pthread_mutex_lock(&g_lock);
+    int32_t index = find_locked(name);
+    int32_t count = g_count;
+    pthread_mutex_unlock(&g_lock);
+    if (index < 0)
+        return dfm_fail(w, DFM_ERROR_UNKNOWN_SOLVER, "no solver provider named \"%s\" (%d known; see dfm_solver_get_info)",
+                        name, count);
+    if (backend < DFM_BACKEND_AUTO || backend > DFM_BACKEND_CUDA)
+        return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "backend is %d; not a dfm_backend", backend);
+    const solver_entry* e = entry_at(index);
+    const int32_t cur_backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
+    if (backend == DFM_BACKEND_AUTO)
+        backend = (e->table.backends & (1u << cur_backend)) ? cur_backend
+                  : (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? DFM_BACKEND_CPU
+                                                                  : DFM_BACKEND_CUDA;
+    if (!(e->table.backends & (1u << backend)))
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "solver \"%s\" does not run on the %s backend (it runs on:%s%s)", name,
+                        backend_name(backend), (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
+                        (e->table.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "");
+    const int32_t cur_index = w->solver ? w->solver->index : 0;
+    const solver_entry* cur = entry_at(cur_index);
+    if (cur_index == index && cur_backend == backend) {
+        dfm_log(w, DFM_LOG_INFO, "solver %s/%s is already in use", name, backend_name(backend));
+        return DFM_OK;
+    }
+    dfm_result r = dfm_world_ensure_model(w);
+    if (r != DFM_OK) return r;
+
+    /* 1. Prepare the new side; on any failure the world stays as it was. */
+    char err[256] = "";
+    dfm_cuda_backend* new_cuda = NULL;
+    dfm_world_solver* ns = NULL;
+    if (backend == DFM_BACKEND_CUDA && !w->cuda) {
+        int rc = dfm_cuda_backend_create(w->def.device_index, NULL, &new_cuda, err, sizeof(err));
+        if (rc != 0)
+            return dfm_fail(w, (dfm_result)rc, "solver %s/cuda: %s; the world stays on %s/%s", name, err,
+                            cur->table.name, backend_name(cur_backend));
+    }
+    if (e->kind != DFM_SOLVER_KIND_VBD) {
+        ns = (dfm_world_solver*)calloc(1, sizeof(dfm_world_solver));
+        if (!ns) {
+            dfm_cuda_backend_destroy(new_cuda);
+            return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory swapping solvers");
+        }
+        ns->index = index;
+        ns->kind = e->kind;
+        ns->table = &e->table;
+        ns->imported_generation = -1;
+        if (e->kind == DFM_SOLVER_KIND_XPBD) {
+            ns->instance = dfm_xpbd_create();
+            if (!ns->instance) r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating xpbd");
+        } else {
+            r = e->table.create(backend, &ns->instance, err, sizeof(err));
+            if (r != DFM_OK) r = dfm_fail(w, r, "provider \"%s\" create: %s", name, err);
+        }
+        if (r != DFM_OK) {
+            free(ns);
+            dfm_cuda_backend_destroy(new_cuda);
+            return r;
+        }
+    }
+    /* 2. Bring the newest state to the host (CUDA download, external export). */
+    if (w->cuda) {
+        r = dfm_world_sync_host(w);
+        if (r == DFM_OK) /* kinematic vertices start the next step where they are now */
+            memcpy(w->state.kin_start, w->state.x, (size_t)w->model.particle_count * 3u * sizeof(float));
+    }
+    if (r == DFM_OK && w->solver && w->solver->kind == DFM_SOLVER_KIND_EXTERNAL && w->solver->table->export_state) {
+        dfm_solver_state s = state_view(w);
+        r = w->solver->table->export_state(w->solver->instance, &s, err, sizeof(err));
+        if (r != DFM_OK) r = dfm_fail(w, r, "provider \"%s\" export_state: %s", w->solver->table->name, err);
+    }
+    /* 3. Hand the state to the new provider. */
+    if (r == DFM_OK && ns && ns->kind == DFM_SOLVER_KIND_EXTERNAL) {
+        dfm_solver_state s = state_view(w);
+        r = e->table.import_state(ns->instance, &s, err, sizeof(err));
+        if (r != DFM_OK) r = dfm_fail(w, r, "provider \"%s\" import_state: %s", name, err);
+        else ns->imported_generation = w->model_generation;
+    }
+    if (r != DFM_OK) {
+        if (ns) {
+            release_instance(w, ns, 0);
+            free(ns);
+        }
+        dfm_cuda_backend_destroy(new_cuda);
+        return r;
+    }
+    /* 4. Commit: retire the old side, install the new one. */
+    if (w->solver) dfm_solver_world_release(w);
+    w->solver = ns;
+    if (backend == DFM_BACKEND_CUDA) {
+        if (new_cuda) w->cuda = new_cuda;
+        w->uploaded_generation = -1; /* upload model and state at the next step */
+        w->host_dirty = 1;
+        w->device_newer = 0;
+    } else if (w->cuda) {
+        dfm_cuda_backend_destroy(w->cuda);
+        w->cuda = NULL;
+        w->uploaded_generation = -1;
+        w->device_newer = 0;
+    }
+    w->def.backend = backend;
+    /* 5. Say what carried over and what did not. */
+    char lost[384] = "";
+    size_t n = 0;
+#define LOST(...) (n += (size_t)snprintf(lost + n, n < sizeof(lost) ? sizeof(lost) - n : 0, __VA_ARGS__))
+    if (cur_backend == DFM_BACKEND_CUDA && backend != DFM_BACKEND_CUDA) LOST("; dropped: device buffers and the captured CUDA graph");
+    if (cur->kind == DFM_SOLVER_KIND_VBD) LOST("; restarted: vbd contact penalties and friction anchors (per advance)");
+    if (cur->kind == DFM_SOLVER_KIND_XPBD) LOST("; restarted: xpbd multipliers (per small step)");
+    if (cur->table.capabilities & DFM_SOLVER_CAP_WARM_START) LOST("; dropped: %s warm-start data", cur->table.name);
+    if (w->shape_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CONTACTS))
+        LOST("; %s has no contacts: the %d shapes are ignored and report no reactions", name, w->shape_count);
+    if (!(e->table.capabilities & DFM_SOLVER_CAP_KINEMATIC)) LOST("; %s does not declare pinned/kinematic support", name);
+    if (w->model.tet_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_VOLUME))
+        LOST("; %s does not simulate tetrahedra (%d ignored)", name, w->model.tet_count);
+    if (w->model.tri_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CLOTH))
+        LOST("; %s does not simulate cloth membranes (%d triangles ignored)", name, w->model.tri_count);
+#undef LOST
+    dfm_log(w, DFM_LOG_INFO,
+            "solver %s/%s -> %s/%s at step %lld: carried over positions, velocities, pins, kinematic targets, "
+            "materials, shapes and environments%s",
+            cur->table.name, backend_name(cur_backend), name, backend_name(backend), (long long)w->step_count, lost);
+    return DFM_OK;
+}
