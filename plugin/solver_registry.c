@@ -288,7 +288,7 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     dfm_cuda_backend* new_cuda = NULL;
     dfm_world_solver* ns = NULL;
     if (backend == DFM_BACKEND_CUDA && !w->cuda) {
-        int rc = dfm_cuda_backend_create(w->def.device_index, NULL, &new_cuda, err, sizeof(err));
+        int rc = dfm_cuda_backend_create(w->def.device_index, w->def.cuda_stream, &new_cuda, err, sizeof(err));
         if (rc != 0)
             return dfm_fail(w, (dfm_result)rc, "solver %s/cuda: %s; the world stays on %s/%s", name, err,
                             cur->table.name, backend_name(cur_backend));
@@ -347,13 +347,15 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     w->solver = ns;
     if (backend == DFM_BACKEND_CUDA) {
         if (new_cuda) w->cuda = new_cuda;
-        w->uploaded_generation = -1; /* upload model and state at the next step */
+        w->uploaded_generation = -1; /* upload model, state and contacts at the next step */
+        w->uploaded_contacts = -1;
         w->host_dirty = 1;
         w->device_newer = 0;
     } else if (w->cuda) {
         dfm_cuda_backend_destroy(w->cuda);
         w->cuda = NULL;
         w->uploaded_generation = -1;
+        w->uploaded_contacts = -1;
         w->device_newer = 0;
     }
     w->def.backend = backend;

@@ -148,16 +148,6 @@ int main(int argc, char** argv) {
         }
         dfm_result sr = dfm_world_set_shape_states(world, ids + 1, 0, st + 1, 0, 2);
         if (sr == DFM_OK) sr = dfm_world_step(world, dt);
-        int32_t backend = DFM_BACKEND_CPU;
-        dfm_world_get_solver(world, NULL, &backend);
-        if (sr == DFM_ERROR_UNSUPPORTED && backend == DFM_BACKEND_CUDA) {
-            /* A CUDA backend without contacts refuses worlds with shapes (changing nothing):
-             * treat the stage as unavailable and go on on the CPU. */
-            printf("frame %d: vbd/cuda cannot step this scene (%s); continuing on vbd/cpu\n", f, dfm_world_last_error(world));
-            ++skipped;
-            sr = dfm_world_set_solver(world, "vbd", DFM_BACKEND_CPU);
-            if (sr == DFM_OK) sr = dfm_world_step(world, dt);
-        }
         if (sr != DFM_OK) {
             fprintf(stderr, "frame %d: %s\n", f, dfm_world_last_error(world));
             ok = 0;
