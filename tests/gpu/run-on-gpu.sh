@@ -21,7 +21,7 @@ step() { # step NAME COMMAND...: runs, logs to $out/NAME.log, records PASS/FAIL
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1 || true
 step configure cmake --preset gpu -DDFM_BUILD_SAMPLES=ON || { printf '%s\n' "${status[@]}"; exit 1; }
 step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
-step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' --output-on-failure
+step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' -V
 san=$(command -v compute-sanitizer || true)
 if [ -n "$san" ]; then
   step memcheck "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small

@@ -66,9 +66,10 @@ enum {
                                            ///< replaying one captured CUDA graph per step.
     DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,   ///< CUDA: contact passes (penalties, lists, reactions) launch
                                            ///< over the whole capacity instead of the active prefix.
-    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA: one thread per particle walks its elements instead
-                                              ///< of two particles per warp with half-warp reductions.
-    DFM_DISABLE_TET_KERNEL = 1u << 10      ///< CUDA: the generic elasticity kernel also for tet-only models.
+    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA (reserved, not built yet: no effect): one thread per
+                                              ///< particle instead of two particles per warp.
+    DFM_DISABLE_TET_KERNEL = 1u << 10      ///< CUDA (reserved, not built yet: no effect): the generic
+                                           ///< elasticity kernel also for tet-only models.
 };
 
 /// Default world def (positional aggregate so it is valid C and C++).
