@@ -26,6 +26,7 @@
 #include "contacts_cpu.h"
 #include "mat33.h"
 #include "solver_internal.h"
+#include "step.h"
 #include "xpbd_cpu.h"
 
 /// Constraint data of one model generation.
@@ -195,66 +196,6 @@ static dfm_result prepare(dfm_world* w, xpbd_instance* s) {
     return DFM_OK;
 }
 
-/// The contact view of the world's host arrays (as dfm_step_cpu fills it; kept separate so the
-/// CPU VBD orchestration can change without touching this solver).
-static dfm_contact_view contact_view(dfm_world* w) {
-    dfm_contacts* c = &w->contacts;
-    const dfm_model* m = &w->model;
-    dfm_contact_view v;
-    memset(&v, 0, sizeof(v));
-    v.shape_count = c->shape_count;
-    v.shapes = c->rt;
-    v.particle_mass = m->mass;
-    v.feat_particles = m->feat_particles;
-    v.feat_edges = m->feat_edges;
-    v.feat_faces = m->feat_faces;
-    v.cand_particle_count = c->cand_particle_count;
-    v.cand_edge_count = c->cand_edge_count;
-    v.cand_face_count = c->cand_face_count;
-    v.cand_particle = c->cand_particle;
-    v.cand_edge = c->cand_edge;
-    v.cand_face = c->cand_face;
-    v.capacity = c->capacity;
-    v.count = &c->count;
-    v.corners = c->corners;
-    v.bary = c->bary;
-    v.shape = c->shape;
-    v.candidate = c->candidate;
-    v.normal = c->normal;
-    v.body_point = c->body_point;
-    v.radius = c->radius;
-    v.pen0 = c->pen0;
-    v.penalty = c->penalty;
-    v.head = c->head;
-    v.next = c->next;
-    v.flags = w->def.disable_flags;
-    return v;
-}
-
-/// Shape runtime data for the advance covering step fractions [a0, a1].
-static void shapes_for_advance(dfm_world* w, float a0, float a1) {
-    dfm_contacts* c = &w->contacts;
-    for (int32_t k = 0; k < c->shape_count; ++k) {
-        const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
-        dfm_shape_rt* r = &c->rt[k];
-        r->geom = s->geom;
-        r->local = s->local;
-        r->body_start = dfm_xform_lerp(s->body_prev, s->body_cur, a0);
-        r->body_end = dfm_xform_lerp(s->body_prev, s->body_cur, a1);
-        for (int a = 0; a < 3; ++a) {
-            r->aabb_min[a] = fminf(s->aabb_prev[a], s->aabb_cur[a]);
-            r->aabb_max[a] = fmaxf(s->aabb_prev[3 + a], s->aabb_cur[3 + a]);
-        }
-        r->margin = s->margin;
-        r->gap = s->gap;
-        r->ke = s->ke;
-        r->kd = s->kd;
-        r->mu = s->mu;
-        r->environment = s->environment;
-        r->is_plane = s->type == DFM_SHAPE_PLANE;
-    }
-}
-
 dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
     xpbd_instance* s = (xpbd_instance*)instance;
     dfm_result r = dfm_contacts_ensure(w);
@@ -305,7 +246,7 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
     v.vol_alpha = s->vol_alpha;
     v.vol_beta = s->vol_beta;
     memcpy(v.gravity, w->def.gravity, sizeof(v.gravity));
-    dfm_contact_view cv = contact_view(w);
+    dfm_contact_view cv = dfm_world_contact_view(w);
 
     const int32_t substeps = w->def.substeps, smalls = w->def.iterations;
     const float H = dt / (float)substeps, h = H / (float)smalls;
@@ -316,7 +257,7 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
     for (int32_t a = 0; a < substeps; ++a) {
         float a0 = (float)a / (float)substeps, a1 = (float)(a + 1) / (float)substeps;
         if (use_contacts) {
-            shapes_for_advance(w, a0, a1);
+            dfm_step_fill_shapes(w, a0, a1, w->contacts.rt);
             dfm_detect_input in;
             in.x = st->x;
             in.v = st->v;

@@ -51,8 +51,7 @@ dfm_vbd_view dfm_world_host_view(dfm_world* w, float h) {
     return v;
 }
 
-/// Fills the contact view of the world's host arrays (shape runtime data is set per advance).
-static dfm_contact_view make_contact_view(dfm_world* w) {
+dfm_contact_view dfm_world_contact_view(dfm_world* w) {
     dfm_contacts* c = &w->contacts;
     const dfm_model* m = &w->model;
     dfm_contact_view v;
@@ -144,7 +143,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     const int32_t substeps = w->def.substeps;
     const float h = dt / (float)substeps;
     dfm_vbd_view view = dfm_world_host_view(w, h);
-    dfm_contact_view cview = make_contact_view(w);
+    dfm_contact_view cview = dfm_world_contact_view(w);
     int use_contacts = c->shape_count > 0 && c->capacity > 0;
     double* impulses = NULL;
     if (use_contacts) {
