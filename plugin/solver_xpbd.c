@@ -250,7 +250,8 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
 
     const int32_t substeps = w->def.substeps, smalls = w->def.iterations;
     const float H = dt / (float)substeps, h = H / (float)smalls;
-    int64_t dropped = 0;
+    int32_t* emitted = (int32_t*)calloc((size_t)substeps, sizeof(int32_t));
+    if (!emitted) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for contact counts");
     int32_t kinds[3] = {0, 0, 0};
     double particle_impulse[3] = {0, 0, 0};
     float deepest = 0.0f;
@@ -265,7 +266,7 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
             in.h = H;
             dfm_cpu_contacts_detect(&cv, &in);
             dfm_cpu_contacts_build_lists(&cv, m->particle_count);
-            if (c->count > c->capacity) dropped += c->count - c->capacity;
+            emitted[a] = c->count;
             int32_t nrec = c->count < c->capacity ? c->count : c->capacity;
             kinds[0] = kinds[1] = kinds[2] = 0;
             for (int32_t k = 0; k < nrec; ++k)
@@ -281,22 +282,8 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
     memcpy(st->kin_start, st->kin_target, (size_t)m->particle_count * 3u * sizeof(float));
-    for (int32_t k = 0; k < c->shape_count; ++k) {
-        dfm_shape* sh = w->shape_slots[c->shape_slot[k]].shape;
-        for (int a = 0; a < 6; ++a) sh->reaction[a] = use_contacts ? (float)(s->impulses[6 * k + a] / dt) : 0.0f;
-        sh->body_prev = sh->body_cur;
-        memcpy(sh->aabb_prev, sh->aabb_cur, sizeof(sh->aabb_cur));
-    }
-    if (!use_contacts) c->count = 0;
-    for (int a = 0; a < 3; ++a) c->particle_force[a] = (float)(particle_impulse[a] / dt);
-    memcpy(c->last_kind_counts, kinds, sizeof(kinds));
-    c->max_penetration = deepest;
-    c->dropped_last_step = dropped;
-    c->dropped_total += dropped;
-    if (dropped > 0)
-        dfm_log(w, DFM_LOG_WARNING,
-                "contact capacity %d exceeded: %lld records dropped this step (%lld in total); raise "
-                "world_def.contact_capacity",
-                c->capacity, (long long)dropped, (long long)c->dropped_total);
+    dfm_step_finish_contacts(w, dt, use_contacts ? s->impulses : NULL, emitted, substeps, particle_impulse, kinds,
+                             deepest);
+    free(emitted);
     return DFM_OK;
 }
