@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <tuple>
 
 namespace dfm_bullet_impl {
 
@@ -70,6 +72,25 @@ bool read_index(const unsigned char* tri, PHY_ScalarType type, int k, int32_t& o
     }
 }
 
+/// Merges vertices with identical coordinates (btTriangleMesh::addTriangle without duplicate
+/// removal stores three fresh vertices per triangle; dfm needs shared vertices to see a closed mesh).
+void weld_vertices(std::vector<float>& vertices, std::vector<int32_t>& triangles) {
+    std::map<std::tuple<float, float, float>, int32_t> first;
+    std::vector<int32_t> remap(vertices.size() / 3);
+    std::vector<float> out;
+    for (size_t v = 0; v < remap.size(); ++v) {
+        auto key = std::make_tuple(vertices[3 * v], vertices[3 * v + 1], vertices[3 * v + 2]);
+        auto it = first.find(key);
+        if (it == first.end()) {
+            it = first.emplace(key, (int32_t)(out.size() / 3)).first;
+            out.insert(out.end(), {vertices[3 * v], vertices[3 * v + 1], vertices[3 * v + 2]});
+        }
+        remap[v] = it->second;
+    }
+    for (int32_t& t : triangles) t = remap[(size_t)t];
+    vertices.swap(out);
+}
+
 } // namespace
 
 bool extract_triangle_mesh(const btStridingMeshInterface* mesh, const btVector3& scale, std::vector<float>& vertices,
@@ -117,6 +138,7 @@ bool extract_triangle_mesh(const btStridingMeshInterface* mesh, const btVector3&
         why = "triangle mesh is empty";
         return false;
     }
+    weld_vertices(vertices, triangles);
     return true;
 }
 

@@ -17,7 +17,7 @@ bool extract_convex_hull(const btConvexHullShape* hull, btScalar scale, std::vec
                          std::vector<int32_t>& triangles, std::string& why);
 
 /// Copies every subpart of a striding mesh (float or double vertices; 32-, 16- or 8-bit indices)
-/// into one indexed list, vertices multiplied by the interface's own scaling and by `scale`.
+/// into one indexed list (vertices with identical coordinates welded), vertices multiplied by the interface's own scaling and by `scale`.
 /// Returns false with a reason for empty meshes or unsupported index/vertex types.
 bool extract_triangle_mesh(const btStridingMeshInterface* mesh, const btVector3& scale, std::vector<float>& vertices,
                            std::vector<int32_t>& triangles, std::string& why);
