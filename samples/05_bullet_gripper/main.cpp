@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
             for (int32_t i = 0; i < nv; ++i) on_table += x[3 * (size_t)i] < edge && x[3 * (size_t)i + 1] < 0.01f;
             hold_end_cy = c[1];
         }
-        const bool last_hold = ph == HOLD && phase_at(t + dt) != HOLD;
+        const bool last_hold = ph == HOLD && phase_at((f + 2) * dt) != HOLD; /* same t as the next frame */
         if ((f + 1) % every == 0 || f + 1 == frames || last_hold) {
             char path[1200];
             std::snprintf(path, sizeof(path), "%s/%s_%04d.obj", out.c_str(), object.c_str(), f + 1);
