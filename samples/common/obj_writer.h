@@ -5,6 +5,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// Writes `vertex_count` positions (3 floats each, m) and `triangle_count` triangles (0-based
 /// indices) to `path`. Returns 0, or -1 when the file cannot be written.
 int dfm_sample_write_obj(const char* path, const float* positions, int32_t vertex_count, const int32_t* triangles,
@@ -16,5 +20,9 @@ int dfm_sample_write_boxes_obj(const char* path, const float* centres, const flo
 
 /// Creates directory `path` (and its parents) if missing. Returns 0 on success.
 int dfm_sample_make_dir(const char* path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

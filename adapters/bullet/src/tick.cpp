@@ -1,0 +1,113 @@
+/// @file tick.cpp
+/// One coupled tick, run by the adapter's btActionInterface inside every Bullet substep after
+/// Bullet has integrated its rigid bodies (btDiscreteDynamicsWorld::internalSingleStepSimulation:
+/// predict, collide, solve constraints, integrate, *actions*, update activation):
+///   sync objects -> one bulk dfm_world_set_shape_states -> dfm_world_step(dt) ->
+///   dfm_world_get_shape_reactions -> impulses on dynamic bodies (they act in the next substep).
+#include "adapter.hpp"
+
+#include <cmath>
+
+namespace dfm_bullet_impl {
+namespace {
+
+/// The pose, velocities and (leaf) AABB of one tracked shape at the end of this Bullet substep.
+dfm_shape_state state_of(const btCollisionObject* co, const TrackedShape& s) {
+    dfm_shape_state st;
+    const btTransform& x = co->getWorldTransform();
+    const btQuaternion q = x.getRotation();
+    for (int a = 0; a < 3; ++a) st.position[a] = (float)x.getOrigin()[a];
+    st.rotation[0] = (float)q.x();
+    st.rotation[1] = (float)q.y();
+    st.rotation[2] = (float)q.z();
+    st.rotation[3] = (float)q.w();
+    btVector3 v(0, 0, 0), w(0, 0, 0);
+    if (const btRigidBody* rb = btRigidBody::upcast(co)) {
+        v = rb->getLinearVelocity();
+        w = rb->getAngularVelocity();
+    }
+    for (int a = 0; a < 3; ++a) {
+        st.linear_velocity[a] = (float)v[a];
+        st.angular_velocity[a] = (float)w[a];
+    }
+    if (s.aabb_shape) {
+        btVector3 lo, hi;
+        s.aabb_shape->getAabb(x * s.aabb_local, lo, hi);
+        for (int a = 0; a < 3; ++a) {
+            st.aabb_min[a] = (float)lo[a];
+            st.aabb_max[a] = (float)hi[a];
+        }
+    } else {
+        st.aabb_min[0] = 1.0f; /* min > max: dfm bounds the shape itself (infinite planes) */
+        st.aabb_max[0] = -1.0f;
+        st.aabb_min[1] = st.aabb_min[2] = st.aabb_max[1] = st.aabb_max[2] = 0.0f;
+    }
+    return st;
+}
+
+/// Applies summed reactions as impulses to the dynamic rigid bodies among the tick's owners.
+void apply_reactions(dfm_bullet* b, btScalar dt) {
+    const size_t n = b->ids.size();
+    for (size_t i = 0; i < n;) {
+        const btCollisionObject* co = b->owners[i];
+        btVector3 f(0, 0, 0), t(0, 0, 0);
+        size_t j = i;
+        for (; j < n && b->owners[j] == co; ++j) {
+            f += btVector3(b->forces[3 * j], b->forces[3 * j + 1], b->forces[3 * j + 2]);
+            t += btVector3(b->torques[3 * j], b->torques[3 * j + 1], b->torques[3 * j + 2]);
+        }
+        i = j;
+        btRigidBody* rb = btRigidBody::upcast(const_cast<btCollisionObject*>(co));
+        if (!rb || rb->isStaticOrKinematicObject() || rb->getInvMass() == 0) continue;
+        if (f.isZero() && t.isZero()) continue;
+        rb->applyCentralImpulse(f * dt);   /* torques are about the body origin = its centre of mass */
+        rb->applyTorqueImpulse(t * dt);
+        rb->activate();
+        ++b->stats.impulses_applied;
+    }
+}
+
+} // namespace
+
+dfm_result run_tick(dfm_bullet* b, btScalar dt) {
+    ++b->stats.ticks;
+    dfm_result r = sync_objects(b);
+    if (r != DFM_OK) return r;
+    dfm_world* w = b->def.world;
+    if (b->def.sync_gravity) {
+        const btVector3 g = b->world->getGravity();
+        const float gf[3] = {(float)g.x(), (float)g.y(), (float)g.z()};
+        r = dfm_world_set_gravity(w, gf);
+        if (r != DFM_OK) return fail(b, r, std::string("dfm_world_set_gravity: ") + dfm_world_last_error(w));
+    }
+    b->ids.clear();
+    b->states.clear();
+    b->owners.clear();
+    for (const auto& kv : b->objects)
+        for (const TrackedShape& s : kv.second.shapes) {
+            b->ids.push_back(s.id);
+            b->states.push_back(state_of(kv.first, s));
+            b->owners.push_back(kv.first);
+        }
+    const int32_t n = (int32_t)b->ids.size();
+    if (n > 0) {
+        r = dfm_world_set_shape_states(w, b->ids.data(), 0, b->states.data(), 0, n);
+        if (r != DFM_OK) return fail(b, r, std::string("dfm_world_set_shape_states: ") + dfm_world_last_error(w));
+    }
+    r = dfm_world_step(w, (float)dt);
+    if (r != DFM_OK) return fail(b, r, std::string("dfm_world_step: ") + dfm_world_last_error(w));
+    if (n > 0 && b->def.apply_reactions) {
+        b->forces.assign((size_t)n * 3, 0.0f);
+        b->torques.assign((size_t)n * 3, 0.0f);
+        r = dfm_world_get_shape_reactions(w, b->ids.data(), n, b->forces.data(), b->torques.data(), 0);
+        if (r != DFM_OK) return fail(b, r, std::string("dfm_world_get_shape_reactions: ") + dfm_world_last_error(w));
+        apply_reactions(b, dt);
+    }
+    return DFM_OK;
+}
+
+void TickAction::updateAction(btCollisionWorld*, btScalar dt) {
+    if (run_tick(adapter_, dt) != DFM_OK) ++adapter_->stats.tick_errors;
+}
+
+} // namespace dfm_bullet_impl
