@@ -32,6 +32,7 @@ else
   status+=("sanitizer|MISSING|-")
 fi
 step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
+step gripper_gpu build-gpu/samples/03_gripper_lift --backend auto --every 1000 --out "$out/gripper"
 bench=build-gpu/samples/dfm_bench
 step bench_lift timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --json "$out/bench_lift.json"
 if [ "${DFM_ATTRIBUTION:-0}" = 1 ]; then
@@ -48,6 +49,8 @@ grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck.log "$out"/racecheck.
 cat "$out/bench.log"
 tail -n 30 "$out/bench_lift.log" 2>/dev/null || true
 [ -f "$out/attribution.log" ] && tail -n 40 "$out/attribution.log"
+[ -f "$out/scaling.log" ] && grep -a "^|" "$out/scaling.log"
+tail -n 2 "$out/gripper_gpu.log"
 echo
 echo "| step | result | time |"
 echo "|---|---|---|"
