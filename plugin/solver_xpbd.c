@@ -137,7 +137,7 @@ static dfm_result prepare(dfm_world* w, xpbd_instance* s) {
     for (int32_t t = 0; t < m->tet_count; ++t) {
         const float* mat = m->tet_material + 3 * t;
         float vol = m->tet_volume[t];
-        dfm_m33 dminv, dm;
+        dfm_m33 dminv, dm = dfm_m33_zero(); /* zero: some compilers cannot see that dm is only read after a successful inverse */
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) dminv.m[a][b] = m->tet_dminv[9 * t + 3 * a + b];
         int ok = dfm_m33_inverse(dminv, 0.0f, &dm);
