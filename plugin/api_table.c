@@ -47,6 +47,8 @@ static const dfm_api_v1 g_api_v1 = {
     dfm_register_solver_library,
     dfm_world_set_solver,
     dfm_world_get_solver,
+    dfm_world_set_profiling,
+    dfm_world_get_phase_times,
 };
 
 dfm_result dfm_get_api(uint32_t abi_version, const void** out_table, const char** out_message) {

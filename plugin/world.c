@@ -196,6 +196,7 @@ dfm_result dfm_world_get_stats(dfm_world* w, dfm_world_stats* out) {
     s.step_count = w->step_count;
     s.sim_time = w->sim_time;
     s.backend = w->def.backend;
+    s.device_memory_bytes = w->cuda ? dfm_cuda_backend_device_bytes(w->cuda) : 0;
     s.struct_size = caller_size;
     memcpy(out, &s, caller_size);
     return DFM_OK;
@@ -240,4 +241,43 @@ dfm_result dfm_world_get_velocities(dfm_world* w, int32_t first, int32_t count, 
     if (r == DFM_OK) r = dfm_world_sync_host(w);
     if (r != DFM_OK) return r;
     return world_get_vec3(w, w->state.v, first, count, out, stride, "velocities");
+}
+
+dfm_result dfm_world_set_profiling(dfm_world* w, int32_t enabled) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    if (enabled != 0 && enabled != 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "enabled is %d; must be 0 or 1", enabled);
+    if (!w->cuda)
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "phase profiling uses CUDA events and runs on the CUDA backend only (this world runs on the CPU)");
+    char err[256];
+    int rc = dfm_cuda_backend_set_profiling(w->cuda, enabled, err, sizeof(err));
+    if (rc != 0) return dfm_fail(w, (dfm_result)rc, "profiling: %s", err);
+    return DFM_OK;
+}
+
+dfm_result dfm_world_get_phase_times(dfm_world* w, dfm_phase_times* out) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    dfm_phase_times s;
+    memset(&s, 0, sizeof(s));
+    dfm_result r = dfm_def_read(w, out, sizeof(s), offsetof(dfm_phase_times, valid) + sizeof(int32_t), "phase_times", &s);
+    if (r != DFM_OK) return r;
+    uint32_t caller_size = out->struct_size;
+    memset(&s, 0, sizeof(s));
+    float ms[DFM_PHASE_COUNT];
+    s.valid = w->cuda ? dfm_cuda_backend_phase_times(w->cuda, ms) : 0;
+    if (s.valid) {
+        s.detection_ms = ms[DFM_PHASE_DETECTION];
+        s.lists_ms = ms[DFM_PHASE_LISTS];
+        s.duals_ms = ms[DFM_PHASE_DUALS];
+        s.solve_ms = ms[DFM_PHASE_SOLVE];
+        s.friction_ms = ms[DFM_PHASE_FRICTION];
+        s.reactions_ms = ms[DFM_PHASE_REACTIONS];
+        s.other_ms = ms[DFM_PHASE_OTHER];
+        for (int k = 0; k < DFM_PHASE_COUNT; ++k) s.total_ms += ms[k];
+    }
+    s.struct_size = caller_size;
+    memcpy(out, &s, caller_size);
+    return DFM_OK;
 }

@@ -39,6 +39,23 @@ int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, cha
     return unavailable(err, n);
 }
 
+int dfm_cuda_backend_set_profiling(dfm_cuda_backend* b, int enabled, char* err, size_t n) {
+    (void)b;
+    (void)enabled;
+    return unavailable(err, n);
+}
+
+int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out_ms[DFM_PHASE_COUNT]) {
+    (void)b;
+    for (int k = 0; k < DFM_PHASE_COUNT; ++k) out_ms[k] = 0.0f;
+    return 0;
+}
+
+int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b) {
+    (void)b;
+    return 0;
+}
+
 int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_cuda_contacts_desc* d, char* err, size_t n) {
     (void)b;
     (void)d;

@@ -283,6 +283,7 @@ static int dev_alloc(dfm_cuda_contacts* c, T** dst, int64_t count, const void* s
     }
     int r = track(c, p, err, err_size);
     if (r) return r;
+    c->device_bytes += (int64_t)bytes;
     *dst = (T*)p;
     if (src && count > 0) DFM_CUDA_TRY(cudaMemcpyAsync(p, src, (size_t)count * sizeof(T), cudaMemcpyHostToDevice, st));
     return 0;
@@ -490,6 +491,12 @@ int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cu
                                                                      c->cand_total, c->raw, c->rec);
         DFM_CUDA_TRY(cudaGetLastError());
     }
+    return 0;
+}
+
+int dfm_cuda_contacts_lists(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                            size_t err_size) {
+    const dfm_contact_view& v = a->view;
     const int32_t n = c->particle_count;
     const int full = (v.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
     const unsigned prefix = full ? blocks_for(3 * (int64_t)c->capacity) : (unsigned)c->prefix_blocks;

@@ -44,6 +44,7 @@ struct dfm_cuda_contacts {
     void* scan_temp;
     size_t scan_temp_bytes;
     int32_t prefix_blocks;          ///< Fixed grid of the grid-stride passes over the active prefix.
+    int64_t device_bytes;           ///< Device memory held, bytes.
     void* allocations[96];
     int allocation_count;
 };
@@ -74,9 +75,13 @@ dfm_contact_view dfm_cuda_contacts_view(const dfm_cuda_contacts* c, int32_t s, f
 /// Zeroes the step's counters and shape impulses.
 int dfm_cuda_contacts_begin_step(dfm_cuda_contacts* c, cudaStream_t st, char* err, size_t err_size);
 
-/// Detection, compaction (deterministic mode), per-particle lists and initial-guess normals.
+/// Detection and, in deterministic mode, compaction into candidate order.
 int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
                              size_t err_size);
+
+/// Per-particle lists over the active records and the initial-guess normals.
+int dfm_cuda_contacts_lists(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
+                            size_t err_size);
 
 /// AVBD penalty ramp over the active records.
 int dfm_cuda_contacts_penalties(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,

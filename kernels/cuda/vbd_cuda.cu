@@ -8,12 +8,8 @@
 ///   thread per particle, independent); P3 applies-and-done (rest data precomputed at body
 ///   creation); P4 applies-TODO (positions are AoS float3 in SoA arrays: x, v, d each contiguous,
 ///   12-byte strided per thread; a float4 or split-component layout would coalesce better).
-/// - solve_color_kernel: P1 applies-and-done (colors are the levels, one launch per color);
-///   P2 applies-TODO (one thread per particle walks all its elements serially; the seed's
-///   2-particles-per-warp tiled variant, sec. 4, and the tet-only kernel, sec. 5, come next);
-///   P3 applies-and-done (D^-1, areas, rest angles, adjacency hoisted to creation); P4 applies-TODO
-///   (particles are not renumbered by color, so a color's threads gather scattered particles;
-///   renumbering by color would make their reads contiguous).
+/// - solve_color_tiled_kernel: see its own review below (16 lanes per particle, two particles per
+///   warp, tet-only variant).
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +36,18 @@ struct dfm_cuda_backend {
     void* allocations[64];     ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
     dfm_cuda_contacts contacts;///< Contact pipeline buffers (shape_count 0 = none).
+    int tet_only;              ///< The model has tets and no active triangle or hinge material.
+    int64_t model_bytes;       ///< Device memory of the model mirror, bytes.
+    int profiling;             ///< Time each launch group with CUDA events (eager steps).
+    cudaEvent_t* events;       ///< Profiling pool: 2 per timed group.
+    int* event_phase;          ///< Phase of each timed group.
+    int event_capacity, event_count;
+    float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
     cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
     float graph_key[12];       ///< Step settings the graph was captured with (see step_key).
 };
+
+static void free_events(dfm_cuda_backend* b);
 
 // ---- kernels ------------------------------------------------------------------------------------
 
@@ -61,22 +66,74 @@ __global__ void edge_angle_kernel(dfm_vbd_view v) {
 /// accumulators.
 enum { SOLVE_NO_CONTACTS = 0, SOLVE_GATHER = 1, SOLVE_SCATTERED = 2 };
 
-__global__ void solve_color_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f, const float* acc_H,
-                                   const int32_t* __restrict__ particles, int32_t count) {
-    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= count) return;
-    int32_t i = particles[k];
-    if (v.mode[i] != 0) return;
-    dfm_v3 f = dfm_v3_zero();
-    dfm_m33 H = dfm_m33_zero();
+/// Lanes per particle of the tiled elasticity solve (seed 000 sec. 4): each lane walks every 16th
+/// incident element, a 16-lane XOR butterfly (offsets 8, 4, 2, 1) sums the partial forces and
+/// Hessians, and lane 0 adds inertia, drag and contacts and takes the Newton step.
+#define DFM_TILE 16
+
+/// Sum over the 16 lanes of a half warp with a fixed tree (the same addends in the same order
+/// whichever half and however many particles a warp holds, so results are bitwise equal).
+__device__ __forceinline__ float half_warp_sum(float r, unsigned mask) {
+    r += __shfl_xor_sync(mask, r, 8, 16);
+    r += __shfl_xor_sync(mask, r, 4, 16);
+    r += __shfl_xor_sync(mask, r, 2, 16);
+    r += __shfl_xor_sync(mask, r, 1, 16);
+    return r;
+}
+
+/// Contact force/Hessian of particle i for the solve.
+__device__ __forceinline__ void solve_contact_terms(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                                    const float* acc_f, const float* acc_H, int32_t i, dfm_v3* f,
+                                                    dfm_m33* H) {
+    *f = dfm_v3_zero();
+    *H = dfm_m33_zero();
     if (mode == SOLVE_GATHER) {
-        dfm_contact_gather(&c, v.d, v.h, i, &f, &H);
+        dfm_contact_gather(&c, v.d, v.h, i, f, H);
     } else if (mode == SOLVE_SCATTERED) {
-        f = dfm_v3_load(acc_f + 3 * i);
+        *f = dfm_v3_load(acc_f + 3 * i);
         for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) H.m[a][b] = acc_H[9 * i + 3 * a + b];
+            for (int b = 0; b < 3; ++b) H->m[a][b] = acc_H[9 * i + 3 * a + b];
     }
-    dfm_vbd_solve_particle(&v, i, f, H);
+}
+
+/// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
+/// model has no active triangle or hinge material, so the generic kernel's other loops add
+/// nothing and the results are bitwise equal). two_per_warp: two particles per 32-lane warp, one
+/// per half (seed sec. 4); else one particle per warp with the upper half idle (the legacy layout).
+///
+/// Parallelism review (seed 001): P1 applies-and-done (one launch per color); P2 applies-and-done
+/// (16 lanes split a particle's elements; no output atomics: lane 0 writes the particle);
+/// P3 applies-and-done (rest data and hinge start angles hoisted); P4 applies-TODO (particles
+/// are not renumbered by color).
+template <int TET_ONLY>
+__global__ void solve_color_tiled_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
+                                         const float* acc_H, const int32_t* __restrict__ particles, int32_t count,
+                                         int two_per_warp) {
+    int32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    int32_t warp = tid >> 5, lane = tid & 31, half = lane >> 4, sub = lane & 15;
+    int32_t slot = two_per_warp ? 2 * warp + half : (half ? -1 : warp);
+    if (slot < 0 || slot >= count) return; /* uniform per half warp */
+    int32_t i = particles[slot];
+    if (v.mode[i] != 0) return;            /* uniform per half warp */
+    const unsigned mask = 0xFFFFu << (16 * half);
+    dfm_v3 fe = dfm_v3_zero();
+    dfm_m33 He = dfm_m33_zero();
+    if (!TET_ONLY) {
+        dfm_vbd_accumulate_tris(&v, i, sub, DFM_TILE, &fe, &He);
+        dfm_vbd_accumulate_edges(&v, i, sub, DFM_TILE, &fe, &He);
+    }
+    dfm_vbd_accumulate_tets(&v, i, sub, DFM_TILE, &fe, &He);
+    fe.x = half_warp_sum(fe.x, mask);
+    fe.y = half_warp_sum(fe.y, mask);
+    fe.z = half_warp_sum(fe.z, mask);
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) He.m[a][b] = half_warp_sum(He.m[a][b], mask);
+    if (sub != 0) return;
+    dfm_v3 fc, f;
+    dfm_m33 Hc, H;
+    solve_contact_terms(v, c, mode, acc_f, acc_H, i, &fc, &Hc);
+    dfm_vbd_particle_base(&v, i, fc, Hc, &f, &H);
+    dfm_vbd_particle_newton(&v, i, dfm_v3_add(f, fe), dfm_m33_add(H, He));
 }
 
 __global__ void velocity_kernel(dfm_vbd_view v) {
@@ -97,6 +154,7 @@ static void free_model(dfm_cuda_backend* b) {
     dfm_cuda_contacts_free(&b->contacts); /* sized to the model's particles */
     for (int k = 0; k < b->allocation_count; ++k) cudaFree(b->allocations[k]);
     b->allocation_count = 0;
+    b->model_bytes = 0;
     free(b->color_offsets);
     b->color_offsets = NULL;
     b->color_particles = NULL;
@@ -113,6 +171,7 @@ static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes
     size_t n = bytes ? bytes : 4;
     DFM_CUDA_TRY(cudaMalloc(dst, n));
     b->allocations[b->allocation_count++] = *dst;
+    b->model_bytes += (int64_t)n;
     if (src && bytes) DFM_CUDA_TRY(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, b->stream));
     else DFM_CUDA_TRY(cudaMemsetAsync(*dst, 0, n, b->stream));
     return 0;
@@ -163,6 +222,7 @@ extern "C" void dfm_cuda_backend_destroy(dfm_cuda_backend* b) {
     if (!b) return;
     cudaSetDevice(b->device);
     free_model(b);
+    free_events(b);
     if (b->own_stream) cudaStreamDestroy(b->stream);
     free(b);
 }
@@ -208,6 +268,12 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     UP(v_tet_items, 2 * h->v_tet_offsets[n], const int32_t);
     v->guess_normal = NULL;
     v->guess_gap = NULL;
+    /* Tet-only eligibility, decided once from static model data (seed sec. 5). */
+    b->tet_only = K > 0;
+    for (int32_t t = 0; t < T && b->tet_only; ++t)
+        if (h->tri_material[3 * t] > 0.0f || h->tri_material[3 * t + 1] > 0.0f) b->tet_only = 0;
+    for (int32_t e = 0; e < E && b->tet_only; ++e)
+        if (h->edge_material[2 * e] > 0.0f) b->tet_only = 0;
     void* cp = NULL;
     int r = upload(b, &cp, desc->color_particles, (size_t)n * sizeof(int32_t), err, err_size);
     if (r) {
@@ -265,16 +331,70 @@ extern "C" int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_c
     return dfm_cuda_contacts_upload(&b->contacts, desc, b->view.particle_count, b->stream, err, err_size);
 }
 
+/// Profiling: marks the start of a timed launch group of `phase` (no-op unless profiling).
+static int phase_begin(dfm_cuda_backend* b, int phase, char* err, size_t err_size) {
+    if (!b->profiling || b->event_count >= b->event_capacity) return 0;
+    b->event_phase[b->event_count] = phase;
+    DFM_CUDA_TRY(cudaEventRecord(b->events[2 * b->event_count], b->stream));
+    return 0;
+}
+
+/// Profiling: marks the end of the group begun last.
+static int phase_end(dfm_cuda_backend* b, char* err, size_t err_size) {
+    if (!b->profiling || b->event_count >= b->event_capacity) return 0;
+    DFM_CUDA_TRY(cudaEventRecord(b->events[2 * b->event_count + 1], b->stream));
+    b->event_count++;
+    return 0;
+}
+
+/// Runs `call` (an int-returning enqueue) inside a timed group of `phase`.
+#define TIMED(phase, call)                                       \
+    do {                                                         \
+        int r_ = phase_begin(b, phase, err, err_size);           \
+        if (!r_) r_ = (call);                                    \
+        if (!r_) r_ = phase_end(b, err, err_size);               \
+        if (r_) return r_;                                       \
+    } while (0)
+
+static int launch_predict(dfm_cuda_backend* b, const dfm_vbd_view& v, float alpha, char* err, size_t err_size) {
+    predict_kernel<<<grid_for(v.particle_count), DFM_CUDA_BLOCK, 0, b->stream>>>(v, alpha);
+    DFM_CUDA_TRY(cudaGetLastError());
+    if (v.edge_count > 0) {
+        edge_angle_kernel<<<grid_for(v.edge_count), DFM_CUDA_BLOCK, 0, b->stream>>>(v);
+        DFM_CUDA_TRY(cudaGetLastError());
+    }
+    return 0;
+}
+
+static int launch_velocity(dfm_cuda_backend* b, const dfm_vbd_view& v, char* err, size_t err_size) {
+    velocity_kernel<<<grid_for(v.particle_count), DFM_CUDA_BLOCK, 0, b->stream>>>(v);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+static int launch_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags, int32_t begin,
+                        int32_t count, char* err, size_t err_size) {
+    dfm_cuda_contacts* c = &b->contacts;
+    const int two = !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
+    const int64_t threads = two ? (int64_t)(count + 1) / 2 * 32 : (int64_t)count * 32;
+    const unsigned grid = (unsigned)((threads + DFM_CUDA_BLOCK - 1) / DFM_CUDA_BLOCK);
+    if (b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL))
+        solve_color_tiled_kernel<1><<<grid, DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
+                                                                           b->color_particles + begin, count, two);
+    else
+        solve_color_tiled_kernel<0><<<grid, DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
+                                                                           b->color_particles + begin, count, two);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 /// Enqueues one whole step on the stream (eager, or while the stream is being captured).
 static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step_desc* d, char* err, size_t err_size) {
     const int32_t n = v.particle_count, substeps = d->substeps;
     dfm_cuda_contacts* c = &b->contacts;
     const int contacts = c->shape_count > 0;
     const uint32_t flags = d->disable_flags;
-    if (contacts) {
-        int r = dfm_cuda_contacts_begin_step(c, b->stream, err, err_size);
-        if (r) return r;
-    }
+    if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
     for (int32_t s = 0; s < substeps; ++s) {
         float alpha = (float)(s + 1) / (float)substeps;
         dfm_cuda_advance a;
@@ -287,34 +407,23 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         if (contacts) {
             a.view = dfm_cuda_contacts_view(c, s, d->penalty_beta, d->penalty_start, flags);
             a.view.particle_mass = v.mass;
-            int r = dfm_cuda_contacts_detect(c, &a, b->stream, err, err_size);
-            if (r) return r;
+            TIMED(DFM_PHASE_DETECTION, dfm_cuda_contacts_detect(c, &a, b->stream, err, err_size));
+            TIMED(DFM_PHASE_LISTS, dfm_cuda_contacts_lists(c, &a, b->stream, err, err_size));
             a.vbd.guess_normal = c->guess_normal;
             a.vbd.guess_gap = c->guess_gap;
             mode = (flags & DFM_DISABLE_CONTACT_LISTS) ? SOLVE_SCATTERED : SOLVE_GATHER;
         }
-        predict_kernel<<<grid_for(n), DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd, alpha);
-        DFM_CUDA_TRY(cudaGetLastError());
-        if (v.edge_count > 0) {
-            edge_angle_kernel<<<grid_for(v.edge_count), DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd);
-            DFM_CUDA_TRY(cudaGetLastError());
-        }
+        TIMED(DFM_PHASE_OTHER, launch_predict(b, a.vbd, alpha, err, err_size));
         for (int32_t it = 0; it < d->iterations; ++it) {
-            if (contacts && d->penalty_beta > 0.0f) {
-                int r = dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size);
-                if (r) return r;
-            }
+            if (contacts && d->penalty_beta > 0.0f)
+                TIMED(DFM_PHASE_DUALS, dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size));
             for (int32_t col = 0; col < b->color_count; ++col) {
                 int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
                 if (count == 0) continue;
-                if (mode == SOLVE_SCATTERED) {
-                    int r = dfm_cuda_contacts_scatter(c, &a, b->color_particles + begin, count, col, b->stream, err,
-                                                      err_size);
-                    if (r) return r;
-                }
-                solve_color_kernel<<<grid_for(count), DFM_CUDA_BLOCK, 0, b->stream>>>(
-                    a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles + begin, count);
-                DFM_CUDA_TRY(cudaGetLastError());
+                if (mode == SOLVE_SCATTERED)
+                    TIMED(DFM_PHASE_SOLVE, dfm_cuda_contacts_scatter(c, &a, b->color_particles + begin, count, col,
+                                                                     b->stream, err, err_size));
+                TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
             }
         }
         if (contacts) {
@@ -322,14 +431,12 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                 for (int32_t col = 0; col < b->color_count; ++col) {
                     int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
                     if (count == 0) continue;
-                    int r = dfm_cuda_contacts_friction(c, &a, b->color_particles + begin, count, b->stream, err, err_size);
-                    if (r) return r;
+                    TIMED(DFM_PHASE_FRICTION, dfm_cuda_contacts_friction(c, &a, b->color_particles + begin, count,
+                                                                         b->stream, err, err_size));
                 }
-            int r = dfm_cuda_contacts_finalize(c, &a, b->stream, err, err_size);
-            if (r) return r;
+            TIMED(DFM_PHASE_REACTIONS, dfm_cuda_contacts_finalize(c, &a, b->stream, err, err_size));
         }
-        velocity_kernel<<<grid_for(n), DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd);
-        DFM_CUDA_TRY(cudaGetLastError());
+        TIMED(DFM_PHASE_OTHER, launch_velocity(b, a.vbd, err, err_size));
     }
     DFM_CUDA_TRY(cudaMemcpyAsync((void*)v.kin_start, v.kin_target, 3 * (size_t)n * sizeof(float),
                                  cudaMemcpyDeviceToDevice, b->stream));
@@ -378,7 +485,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         DFM_CUDA_TRY(cudaMemcpyAsync(c->rt, c->rt_staging, (size_t)d->substeps * per * sizeof(dfm_shape_rt),
                                      cudaMemcpyHostToDevice, b->stream));
     }
-    if (d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) {
+    b->event_count = 0;
+    if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling) {
         free_graph(b);
         int r = enqueue_step(b, v, d, err, err_size);
         if (r) return r;
@@ -419,5 +527,61 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
     if (out) memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
+    for (int k = 0; k < DFM_PHASE_COUNT; ++k) b->phase_ms[k] = 0.0f;
+    for (int e = 0; b->profiling && e < b->event_count; ++e) {
+        float ms = 0.0f;
+        DFM_CUDA_TRY(cudaEventElapsedTime(&ms, b->events[2 * e], b->events[2 * e + 1]));
+        b->phase_ms[b->event_phase[e]] += ms;
+    }
     return 0;
+}
+
+static void free_events(dfm_cuda_backend* b) {
+    for (int k = 0; k < 2 * b->event_capacity; ++k) cudaEventDestroy(b->events[k]);
+    free(b->events);
+    free(b->event_phase);
+    b->events = NULL;
+    b->event_phase = NULL;
+    b->event_capacity = b->event_count = 0;
+}
+
+/// Timed groups a profiled step can hold; further groups go untimed.
+#define DFM_PROFILE_GROUPS 4096
+
+extern "C" int dfm_cuda_backend_set_profiling(dfm_cuda_backend* b, int enabled, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    if (!enabled) {
+        b->profiling = 0;
+        return 0;
+    }
+    if (!b->events) {
+        b->events = (cudaEvent_t*)calloc(2 * DFM_PROFILE_GROUPS, sizeof(cudaEvent_t));
+        b->event_phase = (int*)calloc(DFM_PROFILE_GROUPS, sizeof(int));
+        if (!b->events || !b->event_phase) {
+            free_events(b);
+            snprintf(err, err_size, "out of host memory for profiling events");
+            return DFM_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        for (int k = 0; k < 2 * DFM_PROFILE_GROUPS; ++k) {
+            cudaError_t e = cudaEventCreate(&b->events[k]);
+            if (e != cudaSuccess) {
+                b->event_capacity = k / 2;
+                free_events(b);
+                snprintf(err, err_size, "cudaEventCreate: %s", cudaGetErrorString(e));
+                return dfm_cuda_result(e);
+            }
+        }
+        b->event_capacity = DFM_PROFILE_GROUPS;
+    }
+    b->profiling = 1;
+    return 0;
+}
+
+extern "C" int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out_ms[DFM_PHASE_COUNT]) {
+    for (int k = 0; k < DFM_PHASE_COUNT; ++k) out_ms[k] = b->phase_ms[k];
+    return b->profiling;
+}
+
+extern "C" int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b) {
+    return b->model_bytes + b->contacts.device_bytes;
 }

@@ -98,6 +98,19 @@ typedef struct dfm_cuda_step_results {
 int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* desc, dfm_cuda_step_results* out, char* err,
                           size_t err_size);
 
+/// Phases of the step timed by the profiler (dfm_phase_times order).
+enum { DFM_PHASE_DETECTION, DFM_PHASE_LISTS, DFM_PHASE_DUALS, DFM_PHASE_SOLVE, DFM_PHASE_FRICTION,
+       DFM_PHASE_REACTIONS, DFM_PHASE_OTHER, DFM_PHASE_COUNT };
+
+/// Turns CUDA-event timing of each launch group on or off (steps then run eagerly).
+int dfm_cuda_backend_set_profiling(dfm_cuda_backend* b, int enabled, char* err, size_t err_size);
+
+/// Kernel milliseconds per phase of the last step (all zero, returns 0, when it was not profiled).
+int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out_ms[DFM_PHASE_COUNT]);
+
+/// Device memory the backend holds, bytes.
+int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b);
+
 #ifdef __cplusplus
 }
 #endif

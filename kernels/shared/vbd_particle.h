@@ -62,9 +62,12 @@ DFM_HD void dfm_vbd_edge_start_angle(const dfm_vbd_view* v, int32_t e) {
     v->edge_start_angle[e] = dfm_bending_start_angle(xn);
 }
 
-/// Adds the elastic and damping force/Hessian of every element incident to particle i.
-DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3* f, dfm_m33* H) {
-    for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k) {
+/// Adds the membrane force/Hessian of particle i's incident triangles number first, first + step,
+/// ... of its adjacency list (first = 0, step = 1: all, in list order). Inactive materials add
+/// nothing (not even zeros).
+DFM_HD void dfm_vbd_accumulate_tris(const dfm_vbd_view* v, int32_t i, int32_t first, int32_t step, dfm_v3* f,
+                                    dfm_m33* H) {
+    for (int32_t k = v->v_tri_offsets[i] + first; k < v->v_tri_offsets[i + 1]; k += step) {
         int32_t t = v->v_tri_items[2 * k], corner = v->v_tri_items[2 * k + 1];
         const float* mat = v->tri_material + 3 * t;
         if (mat[0] <= 0.0f && mat[1] <= 0.0f) continue;
@@ -77,7 +80,12 @@ DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3
         dfm_membrane_force_hessian(x, xn, v->tri_dinv + 4 * t, v->tri_area[t], mat[0], mat[1], mat[2], v->h, corner, f,
                                    H);
     }
-    for (int32_t k = v->v_edge_offsets[i]; k < v->v_edge_offsets[i + 1]; ++k) {
+}
+
+/// Same for the bending hinges of particle i's adjacency list.
+DFM_HD void dfm_vbd_accumulate_edges(const dfm_vbd_view* v, int32_t i, int32_t first, int32_t step, dfm_v3* f,
+                                     dfm_m33* H) {
+    for (int32_t k = v->v_edge_offsets[i] + first; k < v->v_edge_offsets[i + 1]; k += step) {
         int32_t e = v->v_edge_items[2 * k], corner = v->v_edge_items[2 * k + 1];
         const float* mat = v->edge_material + 2 * e;
         if (mat[0] <= 0.0f) continue;
@@ -94,7 +102,12 @@ DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3
             dfm_bending_force_hessian(x, xn, v->edge_rest_angle[e], v->edge_rest_length[e], mat[0], mat[1], v->h,
                                       corner, f, H);
     }
-    for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k) {
+}
+
+/// Same for the tetrahedra of particle i's adjacency list.
+DFM_HD void dfm_vbd_accumulate_tets(const dfm_vbd_view* v, int32_t i, int32_t first, int32_t step, dfm_v3* f,
+                                    dfm_m33* H) {
+    for (int32_t k = v->v_tet_offsets[i] + first; k < v->v_tet_offsets[i + 1]; k += step) {
         int32_t t = v->v_tet_items[2 * k], corner = v->v_tet_items[2 * k + 1];
         const float* mat = v->tet_material + 3 * t;
         if (mat[0] <= 0.0f && mat[1] <= 0.0f) continue;
@@ -109,27 +122,51 @@ DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3
     }
 }
 
-/// Solves the 3x3 Newton step of particle i given the extra (contact) force and Hessian.
-/// Returns 1 when x_i moved, 0 when the particle is not dynamic or H was singular.
-DFM_HD int dfm_vbd_solve_particle(const dfm_vbd_view* v, int32_t i, dfm_v3 f_extra, dfm_m33 H_extra) {
-    if (v->mode[i] != 0) return 0;
+/// Adds the elastic and damping force/Hessian of every element incident to particle i, serially:
+/// triangles, hinges, tets, each in adjacency order.
+DFM_HD void dfm_vbd_accumulate_elements(const dfm_vbd_view* v, int32_t i, dfm_v3* f, dfm_m33* H) {
+    dfm_vbd_accumulate_tris(v, i, 0, 1, f, H);
+    dfm_vbd_accumulate_edges(v, i, 0, 1, f, H);
+    dfm_vbd_accumulate_tets(v, i, 0, 1, f, H);
+}
+
+/// The inertia, air-drag and extra (contact) part of particle i's local system: force
+/// f_extra + m/h^2 (y - d) - (c/h) d and Hessian H_extra + (m/h^2 + c/h) I.
+DFM_HD void dfm_vbd_particle_base(const dfm_vbd_view* v, int32_t i, dfm_v3 f_extra, dfm_m33 H_extra, dfm_v3* f_out,
+                                  dfm_m33* H_out) {
     float m_h2 = v->mass[i] / (v->h * v->h);
     dfm_v3 d = dfm_v3_load(v->d + 3 * i);
     dfm_v3 f = dfm_v3_add(f_extra, dfm_v3_scale(dfm_v3_sub(dfm_v3_load(v->y + 3 * i), d), m_h2));
     /* Linear air drag -c v with v = d / h (implicit in d). */
     float c_h = v->drag[i] / v->h;
-    f = dfm_v3_madd(f, d, -c_h);
-    dfm_m33 H = dfm_m33_add(H_extra, dfm_m33_diag(m_h2 + c_h));
-    dfm_vbd_accumulate_elements(v, i, &f, &H);
+    *f_out = dfm_v3_madd(f, d, -c_h);
+    *H_out = dfm_m33_add(H_extra, dfm_m33_diag(m_h2 + c_h));
+}
+
+/// The Newton step of particle i with its complete local force f and Hessian H: d += H^-1 f,
+/// skipped when H is numerically singular (relative determinant safeguard) or the step is not
+/// finite. Returns 1 when x_i moved.
+DFM_HD int dfm_vbd_particle_newton(const dfm_vbd_view* v, int32_t i, dfm_v3 f, dfm_m33 H) {
     float s = fmaxf(fabsf(H.m[0][0]), fmaxf(fabsf(H.m[1][1]), fabsf(H.m[2][2])));
     dfm_m33 Hinv;
     if (!dfm_m33_inverse(H, DFM_VBD_DET_EPS * s * s * s, &Hinv)) return 0;
     dfm_v3 dx = dfm_m33_mul_v3(Hinv, f);
     if (!dfm_v3_isfinite(dx)) return 0;
-    d = dfm_v3_add(d, dx);
+    dfm_v3 d = dfm_v3_add(dfm_v3_load(v->d + 3 * i), dx);
     dfm_v3_store(d, v->d + 3 * i);
     dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), d), v->x + 3 * i);
     return 1;
+}
+
+/// Solves the 3x3 Newton step of particle i given the extra (contact) force and Hessian.
+/// Returns 1 when x_i moved, 0 when the particle is not dynamic or H was singular.
+DFM_HD int dfm_vbd_solve_particle(const dfm_vbd_view* v, int32_t i, dfm_v3 f_extra, dfm_m33 H_extra) {
+    if (v->mode[i] != 0) return 0;
+    dfm_v3 f;
+    dfm_m33 H;
+    dfm_vbd_particle_base(v, i, f_extra, H_extra, &f, &H);
+    dfm_vbd_accumulate_elements(v, i, &f, &H);
+    return dfm_vbd_particle_newton(v, i, f, H);
 }
 
 /// Velocity update at the end of a substep: v = d / h, the displacement over the substep.

@@ -6,7 +6,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-out=${OUT:-$root/build-gpu/out}
+out=${OUT:-$root/build-gpu/out}/logs
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 status=()
@@ -55,3 +55,5 @@ echo
 echo "| step | result | time |"
 echo "|---|---|---|"
 for s in "${status[@]}"; do echo "| ${s//|/ | } |"; done
+# One archive instead of many files (the device tool returns a limited number of files).
+if [ -n "${OUT:-}" ]; then tar -C "$OUT" -czf "$OUT/gpu-logs.tgz" logs && rm -rf "$OUT/logs"; fi

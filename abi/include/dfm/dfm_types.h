@@ -66,10 +66,10 @@ enum {
                                            ///< replaying one captured CUDA graph per step.
     DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,   ///< CUDA: contact passes (penalties, lists, reactions) launch
                                            ///< over the whole capacity instead of the active prefix.
-    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA (reserved, not built yet: no effect): one thread per
-                                              ///< particle instead of two particles per warp.
-    DFM_DISABLE_TET_KERNEL = 1u << 10      ///< CUDA (reserved, not built yet: no effect): the generic
-                                           ///< elasticity kernel also for tet-only models.
+    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA: one particle per 32-lane warp (16 lanes idle) in the
+                                              ///< tiled elasticity solve instead of two (bitwise equal results).
+    DFM_DISABLE_TET_KERNEL = 1u << 10      ///< CUDA: the generic elasticity kernel also for tet-only models
+                                           ///< (bitwise equal results).
 };
 
 /// Default world def (positional aggregate so it is valid C and C++).
@@ -185,7 +185,32 @@ typedef struct dfm_world_stats {
     int64_t step_count;       ///< dfm_world_step calls that succeeded.
     double sim_time;          ///< Simulated time in s.
     int32_t backend;          ///< The dfm_backend the world runs on (never AUTO).
+    int64_t device_memory_bytes; ///< CUDA: device memory dfm holds for this world, bytes (0 on the CPU).
 } dfm_world_stats;
+
+/// Summed GPU kernel time of the last profiled step, split by phase (milliseconds, from CUDA
+/// events around each launch group of an eager, non-graph step; see dfm_world_set_profiling).
+/// The solve phase holds the elasticity solve with the contact gather fused into it.
+typedef struct dfm_phase_times {
+    uint32_t struct_size;     ///< sizeof(dfm_phase_times) as compiled by the caller.
+    int32_t valid;            ///< 1 when the last step was profiled.
+    float detection_ms;       ///< Contact detection (and deterministic compaction).
+    float lists_ms;           ///< Per-particle contact lists and initial-guess normals.
+    float duals_ms;           ///< AVBD penalty updates.
+    float solve_ms;           ///< Per-color elasticity solve with contact gather (and legacy scatter).
+    float friction_ms;        ///< Friction projection.
+    float reactions_ms;       ///< Reaction forces and per-shape wrench sums.
+    float other_ms;           ///< Predict, hinge angles, velocity update, clears and copies.
+    float total_ms;           ///< Sum of the above.
+} dfm_phase_times;
+
+/// An empty phase-times struct with struct_size set.
+static inline dfm_phase_times dfm_phase_times_init(void) {
+    dfm_phase_times s;
+    dfm_zero_bytes(&s, sizeof(s));
+    s.struct_size = (uint32_t)sizeof(s);
+    return s;
+}
 
 /// An empty stats struct with struct_size set, ready for dfm_world_get_stats.
 static inline dfm_world_stats dfm_world_stats_init(void) {

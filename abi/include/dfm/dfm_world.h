@@ -53,6 +53,15 @@ DFM_API dfm_result dfm_world_set_solver_counts(dfm_world* world, int32_t substep
 /// Fills `out` (whose struct_size the caller sets) with world-wide counters.
 DFM_API dfm_result dfm_world_get_stats(dfm_world* world, dfm_world_stats* out);
 
+/// Turns per-phase kernel timing on or off (CUDA backend only; DFM_ERROR_UNSUPPORTED on the
+/// CPU). While on, every step runs eagerly (no graph replay) with CUDA events around each launch
+/// group, so it is slower: use it for a few instrumented steps, not for timing wall clock.
+DFM_API dfm_result dfm_world_set_profiling(dfm_world* world, int32_t enabled);
+
+/// Fills `out` (struct_size set by the caller) with the phase times of the last step (valid = 0
+/// when that step was not profiled).
+DFM_API dfm_result dfm_world_get_phase_times(dfm_world* world, dfm_phase_times* out);
+
 /// Color of every particle in world-wide particle order (count must equal the particle count).
 /// Colors are 0..color_count-1; particles of one color share no element.
 DFM_API dfm_result dfm_world_get_particle_colors(dfm_world* world, int32_t* out_colors, int32_t count);
