@@ -37,6 +37,7 @@ struct dfm_cuda_backend {
     int allocation_count;
     dfm_cuda_contacts contacts;///< Contact pipeline buffers (shape_count 0 = none).
     int tet_only;              ///< The model has tets and no active triangle or hinge material.
+    int32_t tiled_max_count;   ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
     int64_t model_bytes;       ///< Device memory of the model mirror, bytes.
     int profiling;             ///< Time each launch group with CUDA events (eager steps).
     cudaEvent_t* events;       ///< Profiling pool: 2 per timed group.
@@ -94,6 +95,24 @@ __device__ __forceinline__ void solve_contact_terms(const dfm_vbd_view& v, const
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) H->m[a][b] = acc_H[9 * i + 3 * a + b];
     }
+}
+
+/// Serial solve of one color: one thread per particle walks all its elements (the layout for
+/// colors too large for the tiled kernel to help: with 16 lanes per particle they would need more
+/// threads than the GPU holds at once; measured on cloth-lift at 1024 environments, 96k particles
+/// per color: with the tiled solve the whole step took 0.061 ms per env step, with this one 0.042).
+/// Parallelism review: P1 applies-and-done (one launch per color); P2 applies-and-done (one
+/// thread per particle, no atomics); P3 applies-and-done; P4 applies-TODO (no color renumbering).
+__global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
+                                          const float* acc_H, const int32_t* __restrict__ particles, int32_t count) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    int32_t i = particles[k];
+    if (v.mode[i] != 0) return;
+    dfm_v3 f;
+    dfm_m33 H;
+    solve_contact_terms(v, c, mode, acc_f, acc_H, i, &f, &H);
+    dfm_vbd_solve_particle(&v, i, f, H);
 }
 
 /// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
@@ -268,6 +287,15 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     UP(v_tet_items, 2 * h->v_tet_offsets[n], const int32_t);
     v->guess_normal = NULL;
     v->guess_gap = NULL;
+    /* Tiled or serial solve per color: 16 lanes per particle pay off while a color's lanes fit in
+     * what the GPU runs at once (twice its resident threads); beyond that the serial kernel already
+     * fills the GPU and the tiled one only adds reduction work. */
+    {
+        int sms = 0, per_sm = 0;
+        DFM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->device));
+        DFM_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, b->device));
+        b->tiled_max_count = (int32_t)(2LL * sms * per_sm / DFM_TILE);
+    }
     /* Tet-only eligibility, decided once from static model data (seed sec. 5). */
     b->tet_only = K > 0;
     for (int32_t t = 0; t < T && b->tet_only; ++t)
@@ -375,6 +403,12 @@ static int launch_velocity(dfm_cuda_backend* b, const dfm_vbd_view& v, char* err
 static int launch_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags, int32_t begin,
                         int32_t count, char* err, size_t err_size) {
     dfm_cuda_contacts* c = &b->contacts;
+    if (count > b->tiled_max_count) {
+        solve_color_serial_kernel<<<grid_for(count), DFM_CUDA_BLOCK, 0, b->stream>>>(
+            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles + begin, count);
+        DFM_CUDA_TRY(cudaGetLastError());
+        return 0;
+    }
     const int two = !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
     const int64_t threads = two ? (int64_t)(count + 1) / 2 * 32 : (int64_t)count * 32;
     const unsigned grid = (unsigned)((threads + DFM_CUDA_BLOCK - 1) / DFM_CUDA_BLOCK);

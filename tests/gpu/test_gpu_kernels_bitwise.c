@@ -3,7 +3,8 @@
 ///   tree, upper half idle), on a cloth scene with contacts (pinch and lift) and a tet scene;
 /// - the tet-only kernel == the generic tiled kernel on a tet-only model (soft cube on a box).
 /// Contact scenes run in deterministic mode so that only the switched kernel can differ.
-/// Each pair is also checked to have moved (not both stuck). Skips (77) without a usable CUDA device.
+/// The scenes are small, so their colors take the tiled kernels. Each run's centroid is also checked
+/// against the CPU's (within 2% of the scene size; the pinched flap is chaotic). Skips (77) without a usable CUDA device.
 #include "gpu_contact_scenes.h"
 
 static int equal(const gcs_run_result* a, const gcs_run_result* b) {
@@ -19,11 +20,14 @@ static int pair(const char* what, gcs_setup_fn setup, gcs_drive_fn drive, uint32
     d.backend = DFM_BACKEND_CPU;
     d.disable_flags = 0u;
     gcs_run_result cpu = gcs_run(d);
-    double diff = gcs_max_diff(&a, &b), moved = gcs_max_diff(&a, &cpu);
-    printf("%s: specialized vs generic max diff %.3g m (bitwise %s); vs CPU %.3g m\n", what, diff,
-           equal(&a, &b) ? "equal" : "DIFFERENT", moved);
+    double diff = gcs_max_diff(&a, &b), ga[9], gc[9], dc = 0.0;
+    gcs_aggregates(&a, ga);
+    gcs_aggregates(&cpu, gc);
+    for (int k = 0; k < 3; ++k) dc = fmax(dc, fabs(ga[k] - gc[k]));
+    printf("%s: specialized vs generic max diff %.3g m (bitwise %s); centroid vs CPU %.3g m\n", what, diff,
+           equal(&a, &b) ? "equal" : "DIFFERENT", dc);
     CHECK(equal(&a, &b), "%s: kernels differ by %.3g m", what, diff);
-    CHECK(moved < 0.05 * a.scene.size, "%s: GPU strays %.3g m from the CPU", what, moved);
+    CHECK(dc < 0.02 * a.scene.size, "%s: GPU centroid strays %.3g m from the CPU's", what, dc);
     free(a.x);
     free(b.x);
     free(cpu.x);
