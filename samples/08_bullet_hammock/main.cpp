@@ -4,28 +4,32 @@
 ///
 /// Analytic sag: the load goes to the pins along the four diagonals. Model each diagonal as a
 /// strand of the membrane's uniaxial stiffness E2 = 4 mu (lambda + mu) / (lambda + 2 mu) (N/m)
-/// times an effective width w, running flat (unstretched) over the horizontal distance
-/// d = sqrt(2) (L/2 - a) from a pin to the box's nearest bottom corner (a = box half size). A sag
-/// s stretches it by e = sqrt(d^2 + s^2)/d - 1 and its tension E2 w e has a vertical part
-/// E2 w e s / sqrt(d^2 + s^2); four of them carry the weight W. The width is not known
-/// analytically: it lies between the box side (2a) and twice it (4a), and W between the box's
-/// weight and that plus the whole cloth's; solving for s at the two ends gives the band
+/// running flat (unstretched) over the horizontal distance d = sqrt(2) (L/2 - a) from a pin to the
+/// box's nearest bottom corner (a = box half size). The strand is as wide as the load path at the
+/// box, w0, and narrows linearly to the pinned corner, which is one particle holding a cell of
+/// width p = L / (res - 1); a linearly tapered strip has the stiffness of a uniform one of width
+/// w = (w0 - p) / ln(w0 / p). A sag s stretches it by e = sqrt(d^2 + s^2)/d - 1 and its tension
+/// E2 w e has a vertical part E2 w e s / sqrt(d^2 + s^2); four of them carry the weight W. w0 is
+/// not known analytically: it lies between the box side (2a) and twice it (4a), and W between the
+/// box's weight and that plus the whole cloth's; solving for s at the two ends gives the band
 /// [s_lo, s_hi] that the measured sag (pin height - box bottom height) must fall in, widened by
-/// 1 cm for the particle contact radius and the cloth's own sag shape.
-/// Also checks: the box comes to rest (|v| < 0.02 m/s over the last 0.5 s), it never falls
-/// through (no cloth particle deeper than 5 mm inside the box, at any frame), and the cloth sags.
+/// 1 cm for the particle contact radius and the cloth's own sag shape. (A strand of constant width
+/// w0, the first version of this model, ignores the narrowing at the point-like pin and predicted
+/// 1-2 cm too little sag.)
+/// Also checks: the box comes to rest (over the last 0.5 s its centre moves < 0.02 m/s and it
+/// turns < 0.1 rad/s, from its pose change per frame), it never falls through (no cloth particle
+/// deeper than 5 mm inside the box, at any frame), and the cloth sags.
 /// Writes OBJ frames and a PNG of the final state; exits non-zero on failure.
 ///
-/// KNOWN PROBLEM (issue 6): the box does not come to rest. It keeps jittering on the cloth
-/// (0.2-0.5 m/s, a few rad/s) and sits about 2 cm lower than the analytic band: the explicit
-/// coupling (dfm's reaction of one Bullet substep is applied in the next) pumps energy into the
-/// stiff contact springs of a light box (the cloth wraps the box's sides; the sideways reaction
-/// swings by 30-50 N per frame against about 10 N vertical); more Bullet substeps, more cloth
-/// damping and air drag, Bullet body damping and softer contacts reduce but do not remove it. The CTest sample_08_bullet_hammock_rest
-/// therefore runs the full check with WILL_FAIL, and sample_08_bullet_hammock checks only
-/// --contact-only (carried, never through, the cloth sags).
+/// Issue 6: with the explicit coupling (--explicit: reaction force * dt applied in the next
+/// substep) the box never comes to rest: the cloth wraps its sides and the contact it feels is
+/// stiff enough (k dt^2 / m near 1) for an oscillation with a period of 4-6 Bullet substeps (60 Hz
+/// sideways and in yaw) that the explicit update sustains. The adapter's default implicit
+/// reactions (backward Euler against the measured contact stiffness) remove it; see docs/bullet.md.
+/// --contact-only checks only: carried, never through, the cloth sags.
+/// --trace prints the box's state and reaction every frame.
 ///
-/// Usage: 08_bullet_hammock [--res N] [--every K] [--out DIR] [--backend cpu|auto]
+/// Usage: 08_bullet_hammock [--res N] [--every K] [--out DIR] [--contact-only] [--explicit] [--trace] [--backend cpu|auto]
 #include <dfm/dfm_bullet.h>
 
 #include <btBulletDynamicsCommon.h>
@@ -60,7 +64,8 @@ double strand_sag(double k, double d, double weight) {
 
 int main(int argc, char** argv) {
     int res = 21, every = 30;
-    bool check_rest = true;
+    bool check_rest = true, trace = false;
+    bool explicit_reactions = false;
     std::string out = "out/08_bullet_hammock";
     int backend = DFM_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
@@ -68,11 +73,13 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--every") && i + 1 < argc) every = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!std::strcmp(argv[i], "--contact-only")) check_rest = false;
+        else if (!std::strcmp(argv[i], "--trace")) trace = true;
+        else if (!std::strcmp(argv[i], "--explicit")) explicit_reactions = true;
         else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !std::strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : DFM_BACKEND_AUTO;
         } else {
-            std::fprintf(stderr, "usage: %s [--res N] [--every K] [--out DIR] [--contact-only] [--backend cpu|auto]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--res N] [--every K] [--out DIR] [--contact-only] [--explicit] [--trace] [--backend cpu|auto]\n", argv[0]);
             return 2;
         }
     }
@@ -125,10 +132,10 @@ int main(int argc, char** argv) {
     bd.dynamics_world = &bt.world;
     bd.scalar_size = sizeof(btScalar);
     bd.log_fn = dfm_sample_log;
+    bd.implicit_reactions = explicit_reactions ? 0 : 1;
     dfm_bullet* adapter = nullptr;
-    /* A softer contact on the box (2e3 N/m instead of 1e4): the coupling is explicit (the reaction
-     * of one substep acts in the next), which needs omega dt < ~1 with omega^2 = ke x (particles
-     * in contact) / mass; with 1e4 the box jitters harder. */
+    /* A softer contact on the box (2e3 N/m instead of 1e4): a rounder contact for the coarse
+     * cloth; the implicit reactions make either stable. */
     dfm_bullet_material box_mat = {sizeof(dfm_bullet_material), 2000.0f, 10.0f, -1.0f};
     if (dfm_bullet_attach(&bd, &adapter) != DFM_OK || dfm_bullet_set_object_material(adapter, box, &box_mat) != DFM_OK) {
         std::fprintf(stderr, "adapter: %s\n", dfm_bullet_last_error(adapter));
@@ -138,9 +145,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot create %s\n", out.c_str());
         return 1;
     }
-    const double dt = 1.0 / 60.0, t_end = 3.0;
+    const double dt = 1.0 / 60.0, t_end = 4.0;
     const int frames = (int)(t_end / dt + 0.5);
-    double worst_pen = 0, rest_speed = 0;
+    double worst_pen = 0, rest_speed = 0, rest_spin = 0;
+    btTransform last_pose = box->getWorldTransform();
     int written = 0;
     std::clock_t c0 = std::clock();
     for (int f = 0; f < frames; ++f) {
@@ -152,6 +160,19 @@ int main(int argc, char** argv) {
             return 1;
         }
         dfm_body_get_positions(world, cloth, 0, nv, x.data(), 0);
+        if (trace) {
+            dfm_shape_id sid;
+            int32_t ns = 0;
+            dfm_bullet_get_object_shapes(adapter, box, &sid, 1, &ns);
+            float fr[3] = {0, 0, 0}, tr[3] = {0, 0, 0};
+            if (ns == 1) dfm_world_get_shape_reactions(world, &sid, 1, fr, tr, 0);
+            dfm_contact_stats cs = dfm_contact_stats_init();
+            dfm_world_get_contact_stats(world, &cs);
+            const btVector3 v = box->getLinearVelocity(), w = box->getAngularVelocity();
+            std::printf("t %.3f y %.4f v %+.3f %+.3f %+.3f |w| %.3f F %+7.2f %+7.2f %+7.2f T %+6.3f %+6.3f %+6.3f rec %d\n",
+                        (f + 1) * dt, box->getWorldTransform().getOrigin().y(), v.x(), v.y(), v.z(), w.length(), fr[0],
+                        fr[1], fr[2], tr[0], tr[1], tr[2], cs.active);
+        }
         /* deepest cloth particle inside the box (box frame) */
         const btTransform xf = box->getWorldTransform();
         for (int32_t i = 0; i < nv; ++i) {
@@ -159,7 +180,18 @@ int main(int argc, char** argv) {
             const double depth = std::fmin(std::fmin(a - std::fabs(q.x()), a - std::fabs(q.y())), a - std::fabs(q.z()));
             worst_pen = std::fmax(worst_pen, depth);
         }
-        if ((f + 1) * dt > t_end - 0.5) rest_speed = std::fmax(rest_speed, (double)box->getLinearVelocity().length());
+        /* Rest is judged from the pose change over the frame: right after a step the body's velocity
+         * holds the last reaction impulse, which Bullet's gravity cancels only in the next substep
+         * (a box at rest reads g dt = 0.04 m/s upward there). */
+        {
+            const double speed = (xf.getOrigin() - last_pose.getOrigin()).length() / dt;
+            const double spin = (double)(xf.getRotation() * last_pose.getRotation().inverse()).getAngle();
+            last_pose = xf;
+            if ((f + 1) * dt > t_end - 0.5) {
+                rest_speed = std::fmax(rest_speed, speed);
+                rest_spin = std::fmax(rest_spin, std::fmin(spin, 2 * M_PI - spin) / dt);
+            }
+        }
         if ((f + 1) % every == 0 || f + 1 == frames) {
             char path[1200];
             std::snprintf(path, sizeof(path), "%s/cloth_%04d.obj", out.c_str(), f + 1);
@@ -184,14 +216,16 @@ int main(int argc, char** argv) {
     const double e2 = 4.0 * cd.stretch_mu * (cd.stretch_lambda + cd.stretch_mu) / (cd.stretch_lambda + 2.0 * cd.stretch_mu);
     const double d = std::sqrt(2.0) * (0.5 * L - a);
     const double w_box = box_mass * g, w_all = w_box + (double)info.total_mass * g;
-    const double s_lo = strand_sag(e2 * 4 * a, d, w_box), s_hi = strand_sag(e2 * 2 * a, d, w_all);
+    const double pin_cell = L / (res - 1);
+    auto tapered = [pin_cell](double w0) { return (w0 - pin_cell) / std::log(w0 / pin_cell); };
+    const double s_lo = strand_sag(e2 * tapered(4 * a), d, w_box), s_hi = strand_sag(e2 * tapered(2 * a), d, w_all);
     const double slack = 0.01;
     const bool sag_ok = sag >= s_lo - slack && sag <= s_hi + slack;
-    const bool rest_ok = rest_speed < 0.02;
+    const bool rest_ok = rest_speed < 0.02 && rest_spin < 0.1;
     const bool through_ok = worst_pen < 0.005;
     const bool sags = cloth_low < pin_y - 0.5 * s_lo;
     /* --contact-only: the box is carried (not through, not fallen: sag below 2 s_hi) and the cloth
-     * sags; rest and the analytic band are not asserted (see KNOWN PROBLEM in the file comment). */
+     * sags; rest and the analytic band are not asserted. */
     const bool carried = sag > 0 && sag < 2 * s_hi;
     const bool ok = check_rest ? sag_ok && rest_ok && through_ok && sags : carried && through_ok && sags;
     {
@@ -215,10 +249,11 @@ int main(int argc, char** argv) {
         }
     }
     std::printf("08_bullet_hammock (Bullet %s): %d particles; box bottom %.4f m below the pins (analytic band "
-                "[%.4f, %.4f] m +- %.2f); box speed over the last 0.5 s <= %.4f m/s (limit 0.02); deepest cloth "
+                "[%.4f, %.4f] m +- %.2f); box speed / spin over the last 0.5 s <= %.4f m/s / %.4f rad/s (limits 0.02 / 0.1; %s reactions); deepest cloth "
                 "particle inside the box %.4f m (limit 0.005); cloth lowest point %.4f m below the pins; %.2f s CPU for "
                 "%.1f s sim; %d OBJ frames and final.png in %s; %s\n",
-                sizeof(btScalar) == 8 ? "double" : "float", nv, sag, s_lo, s_hi, slack, rest_speed, worst_pen,
+                sizeof(btScalar) == 8 ? "double" : "float", nv, sag, s_lo, s_hi, slack, rest_speed, rest_spin,
+                explicit_reactions ? "explicit" : "implicit", worst_pen,
                 pin_y - cloth_low, wall, t_end, written, out.c_str(),
                 ok ? (check_rest ? "RESTS ON THE CLOTH" : "CARRIED BY THE CLOTH (rest not checked)") : "FAILED");
     dfm_bullet_detach(adapter);

@@ -31,6 +31,17 @@ struct TrackedObject {
     bool seen = false;               ///< Found in the world during the current sync.
 };
 
+/// What the implicit reaction scheme remembers of one dynamic body between ticks.
+struct BodyCoupling {
+    btVector3 force{0, 0, 0};        ///< Reaction force of the last tick, N, world.
+    btVector3 torque{0, 0, 0};       ///< Reaction torque of the last tick about the centre of mass, N*m, world.
+    btVector3 position{0, 0, 0};     ///< Centre of mass when that reaction was computed, m.
+    btQuaternion rotation{0, 0, 0, 1}; ///< Orientation then.
+    btScalar k_linear = 0;           ///< Remembered translational contact stiffness, N/m.
+    btScalar k_angular = 0;          ///< Remembered rotational contact stiffness, N*m/rad.
+    int64_t tick = -1;               ///< Adapter tick of that reaction (-1: none yet).
+};
+
 class TickAction;
 
 } // namespace dfm_bullet_impl
@@ -44,6 +55,7 @@ struct dfm_bullet {
     std::unordered_map<const btCollisionObject*, dfm_bullet_material> materials;
     std::unordered_set<const btCollisionObject*> material_dirty; ///< Re-translate at the next sync.
     std::unordered_set<const btCollisionShape*> logged_skips;    ///< Shapes already reported as skipped.
+    std::unordered_map<const btCollisionObject*, dfm_bullet_impl::BodyCoupling> coupling; ///< Per dynamic body (implicit reactions).
     dfm_bullet_stats stats = dfm_bullet_stats_init();
     /* Per-tick scratch (kept to avoid allocations every tick). */
     std::vector<dfm_shape_id> ids;

@@ -57,6 +57,8 @@ dfm_result dfm_bullet_attach(const dfm_bullet_def* def, dfm_bullet** out) {
         !std::isfinite(def->mu) || !(def->gap >= 0) || !std::isfinite(def->gap) || !(def->mesh_cell_size >= 0))
         return attach_fail(DFM_ERROR_INVALID_VALUE,
                            "dfm_bullet_def: need ke > 0, kd >= 0, mu >= 0, gap >= 0, mesh_cell_size >= 0 (all finite)");
+    if (!(def->stiffness_half_life > 0) || !std::isfinite(def->stiffness_half_life))
+        return attach_fail(DFM_ERROR_INVALID_VALUE, "dfm_bullet_def.stiffness_half_life must be > 0 seconds and finite");
     dfm_bullet* b = new (std::nothrow) dfm_bullet();
     if (!b) return attach_fail(DFM_ERROR_OUT_OF_HOST_MEMORY, "dfm_bullet_attach: out of memory");
     b->def = *def;

@@ -126,6 +126,7 @@ dfm_result sync_objects(dfm_bullet* b) {
             continue;
         }
         remove_shapes(b, it->second);
+        b->coupling.erase(it->first); /* the address may be reused by a new object */
         it = b->objects.erase(it);
     }
     b->stats.objects_tracked = (int32_t)b->objects.size();
@@ -136,6 +137,7 @@ dfm_result sync_objects(dfm_bullet* b) {
 void remove_all_shapes(dfm_bullet* b) {
     for (auto& kv : b->objects) remove_shapes(b, kv.second);
     b->objects.clear();
+    b->coupling.clear();
     b->stats.objects_tracked = 0;
 }
 

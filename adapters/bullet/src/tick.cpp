@@ -3,7 +3,8 @@
 /// Bullet has integrated its rigid bodies (btDiscreteDynamicsWorld::internalSingleStepSimulation:
 /// predict, collide, solve constraints, integrate, *actions*, update activation):
 ///   sync objects -> one bulk dfm_world_set_shape_states -> dfm_world_step(dt) ->
-///   dfm_world_get_shape_reactions -> impulses on dynamic bodies (they act in the next substep).
+///   dfm_world_get_shape_reactions -> impulses on dynamic bodies (they act in the next substep;
+///   implicit against each body's measured contact stiffness unless def.implicit_reactions is 0).
 #include "adapter.hpp"
 
 #include <cmath>
@@ -45,7 +46,63 @@ dfm_shape_state state_of(const btCollisionObject* co, const TrackedShape& s) {
     return st;
 }
 
-/// Applies summed reactions as impulses to the dynamic rigid bodies among the tick's owners.
+/// Updates the body's remembered contact stiffnesses from the secant between its last reaction
+/// and this one (only when the last reaction was the previous tick's: a body that left contact
+/// starts over), then stores this tick's reaction and pose.
+void update_stiffness(dfm_bullet* b, BodyCoupling& c, const btRigidBody* rb, const btVector3& f, const btVector3& t,
+                      btScalar dt) {
+    const btTransform& x = rb->getCenterOfMassTransform();
+    const btScalar keep = btPow(btScalar(0.5), dt / btScalar(b->def.stiffness_half_life));
+    if (c.tick == b->stats.ticks - 1) {
+        c.k_linear *= keep;
+        c.k_angular *= keep;
+        const btVector3 dx = x.getOrigin() - c.position;
+        btQuaternion dq = x.getRotation() * c.rotation.inverse();
+        if (dq.w() < 0) dq = -dq;
+        const btVector3 dth = btVector3(dq.x(), dq.y(), dq.z()) * 2; /* small-angle rotation vector, rad */
+        /* Motions below these (about float resolution of a pose) carry no usable secant. */
+        if (dx.length2() > btScalar(1e-14)) c.k_linear = btMax(c.k_linear, -(f - c.force).dot(dx) / dx.length2());
+        if (dth.length2() > btScalar(1e-12)) c.k_angular = btMax(c.k_angular, -(t - c.torque).dot(dth) / dth.length2());
+    } else {
+        c.k_linear = c.k_angular = 0;
+    }
+    c.force = f;
+    c.torque = t;
+    c.position = x.getOrigin();
+    c.rotation = x.getRotation();
+    c.tick = b->stats.ticks;
+}
+
+/// Applies the reaction (f, t) of one tick to a dynamic body: explicitly (impulses f dt, t dt) or
+/// as the backward-Euler step against its remembered stiffness (see dfm_bullet_def.implicit_reactions).
+/// Bullet adds gravity (and its own forces) in the next substep's prediction; the implicit velocity
+/// includes gravity, so that part is taken back out of the impulse.
+void apply_body_reaction(dfm_bullet* b, btRigidBody* rb, const btVector3& f, const btVector3& t, btScalar dt) {
+    if (!b->def.implicit_reactions) {
+        rb->applyCentralImpulse(f * dt); /* torques are about the body origin = its centre of mass */
+        rb->applyTorqueImpulse(t * dt);
+        return;
+    }
+    BodyCoupling& c = b->coupling[rb];
+    update_stiffness(b, c, rb, f, t, dt);
+    const btScalar m = 1 / rb->getInvMass(), kdt2 = c.k_linear * dt * dt;
+    const btVector3 v = rb->getLinearVelocity(), g = rb->getGravity();
+    const btVector3 v1 = (v * m + (f + g * m) * dt) / (m + kdt2);
+    rb->applyCentralImpulse((v1 - v) * m - g * (m * dt));
+    const btMatrix3x3& inv_i = rb->getInvInertiaTensorWorld();
+    if (inv_i.determinant() == 0) { /* an axis locked by zero inverse inertia: explicit rotation */
+        rb->applyTorqueImpulse(t * dt);
+        return;
+    }
+    const btMatrix3x3 inertia = inv_i.inverse();
+    btMatrix3x3 a = inertia;
+    for (int i = 0; i < 3; ++i) a[i][i] += c.k_angular * dt * dt;
+    const btVector3 w = rb->getAngularVelocity();
+    const btVector3 w1 = a.inverse() * (inertia * w + t * dt);
+    rb->applyTorqueImpulse(inertia * (w1 - w));
+}
+
+/// Applies summed reactions to the dynamic rigid bodies among the tick's owners.
 void apply_reactions(dfm_bullet* b, btScalar dt) {
     const size_t n = b->ids.size();
     for (size_t i = 0; i < n;) {
@@ -60,8 +117,7 @@ void apply_reactions(dfm_bullet* b, btScalar dt) {
         btRigidBody* rb = btRigidBody::upcast(const_cast<btCollisionObject*>(co));
         if (!rb || rb->isStaticOrKinematicObject() || rb->getInvMass() == 0) continue;
         if (f.isZero() && t.isZero()) continue;
-        rb->applyCentralImpulse(f * dt);   /* torques are about the body origin = its centre of mass */
-        rb->applyTorqueImpulse(t * dt);
+        apply_body_reaction(b, rb, f, t, dt);
         rb->activate();
         ++b->stats.impulses_applied;
     }

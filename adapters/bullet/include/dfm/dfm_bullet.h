@@ -10,8 +10,10 @@
 ///      (dfm_world_set_shape_states);
 ///   3. steps the dfm world by the substep's dt (dfm_world_step);
 ///   4. applies the reaction of the deformables on each dynamic btRigidBody as a central impulse
-///      (force * dt) plus a torque impulse (torque * dt) and activates the body, so the reaction
-///      acts in the next Bullet substep.
+///      plus a torque impulse and activates the body, so the reaction acts in the next Bullet
+///      substep. By default (implicit_reactions) the impulse is the backward-Euler one for the
+///      contact stiffness measured on that body (see dfm_bullet_def.implicit_reactions); otherwise
+///      it is force * dt and torque * dt.
 ///
 /// Units are Bullet's (the adapter assumes metres, kilograms and seconds). dfm is axis-agnostic:
 /// Bullet's gravity vector is copied into dfm each tick (Y-up, Z-up or anything else works).
@@ -60,6 +62,19 @@ typedef struct dfm_bullet_def {
                                 ///< and (filter_group & its mask) != 0, as Bullet's default filter does.
     int32_t sync_gravity;       ///< Nonzero: copy the Bullet world's gravity into dfm every tick. Default 1.
     int32_t apply_reactions;    ///< Nonzero: apply dfm's reactions to dynamic bodies (two-way). Default 1.
+    int32_t implicit_reactions; ///< Nonzero: apply reactions implicitly (backward Euler) against the contact
+                                ///< stiffness measured per body; 0: explicitly (force * dt, torque * dt).
+                                ///< Each tick the adapter takes the secant stiffness k = -dF.dx / |dx|^2
+                                ///< (N/m; dF the change of the body's reaction force, dx of its centre of
+                                ///< mass since the last tick, world frame) and the rotational analogue
+                                ///< (N*m/rad, torque against the rotation vector), keeps the larger of it
+                                ///< and its remembered value (decaying with stiffness_half_life), and gives
+                                ///< the body the velocity v' solving (m + k dt^2) v' = m v + dt (F + m g)
+                                ///< (and (I + k_r dt^2) w' = I w + dt T). At rest (F = -m g, v = 0) this
+                                ///< is exactly the explicit impulse; it removes the explicit coupling's
+                                ///< instability when k dt^2 / m approaches 1 (stiff contacts on light
+                                ///< bodies, cloth wrapped around a box). Default 1.
+    float stiffness_half_life;  ///< Half-life (s, > 0) of a body's remembered contact stiffness. Default 0.05.
     int32_t mu_from_friction;   ///< Nonzero: a shape's Coulomb mu is its object's getFriction(). Default 1.
     float mu;                   ///< Coulomb mu when mu_from_friction is 0. Default 0.5.
     float ke;                   ///< Contact stiffness of translated shapes, N/m. Default 1e4.
@@ -80,6 +95,8 @@ static inline dfm_bullet_def dfm_bullet_def_default(void) {
     d.filter_mask = -1;
     d.sync_gravity = 1;
     d.apply_reactions = 1;
+    d.implicit_reactions = 1;
+    d.stiffness_half_life = 0.05f;
     d.mu_from_friction = 1;
     d.mu = 0.5f;
     d.ke = 1e4f;
