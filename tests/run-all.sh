@@ -17,7 +17,7 @@ for arg in "$@"; do
 done
 jobs=$(nproc 2>/dev/null || echo 2)
 tests/install-deps.sh
-cmake --preset default
+cmake --preset default -DDFM_BUILD_TESTS=ON   # explicit: samples/run-demo.sh configures the same dir without tests
 cmake --build --preset default -j "$jobs"
 ctest --preset default -j "$jobs"
 if [ "$sanitize" = 1 ]; then

@@ -27,7 +27,7 @@ static inline cs_world_opts cs_opts(void) {
     return o;
 }
 
-/// Creates a CPU world with gravity (0, 0, -CS_G) and the given options (exits on failure).
+/// Creates a world (CPU unless DFM_TEST_BACKEND=cuda) with gravity (0, 0, -CS_G) and the given options (exits on failure).
 static inline dfm_world* cs_world(cs_world_opts o) {
     dfm_world_def def = dfm_world_def_default();
     def.gravity[2] = -CS_G;
@@ -38,13 +38,8 @@ static inline dfm_world* cs_world(cs_world_opts o) {
     def.disable_flags = o.disable_flags;
     def.log_fn = o.log_fn;
     def.log_user = o.log_user;
-    def.backend = DFM_BACKEND_CPU;
-    dfm_world* w = NULL;
-    if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) {
-        fprintf(stderr, "world creation failed: %s\n", dfm_world_last_error(NULL));
-        exit(2);
-    }
-    return w;
+    dfm_test_pick_backend(&def);
+    return dfm_test_create(&def);
 }
 
 /// Lumped vertex masses of a grid cloth (area density `density`, a third of each triangle's area

@@ -22,6 +22,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 step configure cmake --preset gpu -DDFM_BUILD_SAMPLES=ON || { printf '%s\n' "${status[@]}"; exit 1; }
 step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
 step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' -V
+# The CPU backend's physics tests (label cpu) on the CUDA backend in deterministic mode: their
+# physical assertions, not parity. Informational: tests that are about the CPU itself (thread
+# counts, host bitwise determinism) may legitimately differ.
+DFM_TEST_BACKEND=cuda step cpu_tests_on_gpu ctest --test-dir build-gpu -L cpu -E 'test_threads' --output-on-failure
 san=$(command -v compute-sanitizer || true)
 if [ -n "$san" ]; then
   step memcheck "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small

@@ -44,19 +44,42 @@ static inline int dfm_test_finish(const char* name) {
     return 0;
 }
 
-/// Creates a CPU world with the given gravity z, substeps and iterations (exits on failure).
+/// Creates a world (CPU unless DFM_TEST_BACKEND=cuda) with the given gravity z, substeps and iterations (exits on failure).
+/// The backend the physics tests run on: the CPU, or with DFM_TEST_BACKEND=cuda the CUDA backend
+/// in deterministic mode (the GPU machine runs the CPU physics tests that way; see
+/// tests/gpu/run-on-gpu.sh).
+static inline void dfm_test_pick_backend(dfm_world_def* def) {
+    const char* b = getenv("DFM_TEST_BACKEND");
+    def->backend = DFM_BACKEND_CPU;
+    if (b && strcmp(b, "cuda") == 0) {
+        def->backend = DFM_BACKEND_CUDA;
+        def->deterministic = 1;
+    }
+}
+
+/// Creates a world from `def`; exits 77 (skipped) when DFM_TEST_BACKEND asks for a CUDA device
+/// that is not there, 2 on any other failure.
+static inline dfm_world* dfm_test_create(const dfm_world_def* def) {
+    dfm_world* w = NULL;
+    dfm_result r = dfm_world_create(DFM_ABI_VERSION, def, &w);
+    if (r == DFM_ERROR_DEVICE_UNAVAILABLE && def->backend == DFM_BACKEND_CUDA) {
+        printf("DFM_TEST_BACKEND=cuda but no usable CUDA device: %s\n", dfm_world_last_error(NULL));
+        exit(77);
+    }
+    if (r != DFM_OK) {
+        fprintf(stderr, "world creation failed: %s\n", dfm_world_last_error(NULL));
+        exit(2);
+    }
+    return w;
+}
+
 static inline dfm_world* dfm_test_world(float gz, int substeps, int iterations) {
     dfm_world_def def = dfm_world_def_default();
     def.gravity[2] = gz;
     def.substeps = substeps;
     def.iterations = iterations;
-    def.backend = DFM_BACKEND_CPU;
-    dfm_world* w = NULL;
-    if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) {
-        fprintf(stderr, "world creation failed: %s\n", dfm_world_last_error(NULL));
-        exit(2);
-    }
-    return w;
+    dfm_test_pick_backend(&def);
+    return dfm_test_create(&def);
 }
 
 /// A generated cloth grid (positions + triangles) owned by the test.
