@@ -34,6 +34,15 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->guess_gap);
     free(c->record_force);
     free(c->node_part);
+    free(c->scratch_corners);
+    free(c->scratch_shape);
+    free(c->scratch_candidate);
+    free(c->scratch_bary);
+    free(c->scratch_normal);
+    free(c->scratch_body_point);
+    free(c->scratch_radius);
+    free(c->scratch_pen0);
+    free(c->scratch_penalty);
     int64_t dropped_total = c->dropped_total, generation = c->generation;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;

@@ -147,6 +147,9 @@ typedef struct dfm_contacts {
     float* guess_gap;          ///< Initial-guess distance to contact per particle.
     float* record_force;       ///< Reaction scratch, 3 per record.
     float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
+    int32_t *scratch_corners, *scratch_shape, *scratch_candidate; ///< Parallel CPU detection: records for
+    float *scratch_bary, *scratch_normal, *scratch_body_point;    ///< every candidate (allocated on first
+    float *scratch_radius, *scratch_pen0, *scratch_penalty;       ///< use with more than one thread).
     int64_t generation;        ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];

@@ -4,9 +4,10 @@
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — the scatter runs per color (the color is the level);
 ///   the gather is called inside the per-color solve loop.
-/// - P2 parallel independent columns: applies-TODO — detection, penalty updates and finalization
-///   are independent per record/candidate but run serially on the CPU so that records come out
-///   in candidate order (deterministic); the CUDA backend runs them one thread per item.
+/// - P2 parallel independent columns: detection applies-and-done (contiguous chunks of the
+///   candidates in parallel into scratch records, then concatenated in chunk order: the serial
+///   order, so results do not depend on the thread count); penalty updates, friction and
+///   finalization applies-TODO (serial; the CUDA backend runs them one thread per item).
 /// - P3 loop-invariant hoisting: applies-and-done — candidate lists, features and shape
 ///   runtime data are built once (per topology change / per advance), not per iteration.
 /// - P4 offline memory layout: applies-and-done — candidates are sorted by shape on the host
@@ -17,6 +18,10 @@
 
 #include <string.h>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 /// Number of records written this advance (count may exceed the capacity).
 static int32_t active_count(const dfm_contact_view* c) { return *c->count < c->capacity ? *c->count : c->capacity; }
 
@@ -25,6 +30,82 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
     for (int32_t k = 0; k < c->cand_particle_count; ++k) dfm_detect_particle(c, in, k);
     for (int32_t k = 0; k < c->cand_edge_count; ++k) dfm_detect_edge(c, in, k);
     for (int32_t k = 0; k < c->cand_face_count; ++k) dfm_detect_face(c, in, k);
+}
+
+/// Chunks per worker of the parallel detection (load balance: edge/face candidates cost far more
+/// than particle ones, and hits cluster by shape).
+#define DFM_DETECT_CHUNKS_PER_THREAD 8
+
+/// Detects global candidate g (particle, edge and face candidates share one index space).
+static void detect_one(const dfm_contact_view* c, const dfm_detect_input* in, int64_t g) {
+    if (g < c->cand_particle_count) dfm_detect_particle(c, in, (int32_t)g);
+    else if (g < (int64_t)c->cand_particle_count + c->cand_edge_count)
+        dfm_detect_edge(c, in, (int32_t)(g - c->cand_particle_count));
+    else dfm_detect_face(c, in, (int32_t)(g - c->cand_particle_count - c->cand_edge_count));
+}
+
+/// A view whose record arrays start at record `offset` of `s` (room for `room` records).
+static dfm_contact_view chunk_view(const dfm_contact_view* c, const dfm_contact_view* s, int64_t offset, int32_t room,
+                                   int32_t* count) {
+    dfm_contact_view v = *c;
+    v.capacity = room;
+    v.count = count;
+    v.corners = s->corners + 3 * offset;
+    v.bary = s->bary + 3 * offset;
+    v.shape = s->shape + offset;
+    v.candidate = s->candidate + offset;
+    v.normal = s->normal + 3 * offset;
+    v.body_point = s->body_point + 3 * offset;
+    v.radius = s->radius + offset;
+    v.pen0 = s->pen0 + offset;
+    v.penalty = s->penalty + offset;
+    return v;
+}
+
+/// Copies n records from (src, i) to (dst, j).
+static void copy_records(const dfm_contact_view* dst, int64_t j, const dfm_contact_view* src, int64_t i, int32_t n) {
+    size_t k = (size_t)n;
+    memcpy(dst->corners + 3 * j, src->corners + 3 * i, 3 * k * sizeof(int32_t));
+    memcpy(dst->bary + 3 * j, src->bary + 3 * i, 3 * k * sizeof(float));
+    memcpy(dst->shape + j, src->shape + i, k * sizeof(int32_t));
+    memcpy(dst->candidate + j, src->candidate + i, k * sizeof(int32_t));
+    memcpy(dst->normal + 3 * j, src->normal + 3 * i, 3 * k * sizeof(float));
+    memcpy(dst->body_point + 3 * j, src->body_point + 3 * i, 3 * k * sizeof(float));
+    memcpy(dst->radius + j, src->radius + i, k * sizeof(float));
+    memcpy(dst->pen0 + j, src->pen0 + i, k * sizeof(float));
+    memcpy(dst->penalty + j, src->penalty + i, k * sizeof(float));
+}
+
+void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
+                                      const dfm_contact_view* scratch, int threads) {
+    const int64_t total = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
+    int32_t chunks = threads * DFM_DETECT_CHUNKS_PER_THREAD;
+    if (chunks < 1) chunks = 1;
+    if (chunks > total) chunks = total > 0 ? (int32_t)total : 1;
+    int32_t counts[1024];
+    if (chunks > 1024) chunks = 1024;
+    const int64_t per = (total + chunks - 1) / chunks;
+    (void)threads;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int32_t k = 0; k < chunks; ++k) {
+        int64_t b = (int64_t)k * per, e = b + per < total ? b + per : total;
+        counts[k] = 0;
+        if (b >= e) continue;
+        dfm_contact_view v = chunk_view(c, scratch, b, (int32_t)(e - b), &counts[k]);
+        for (int64_t g = b; g < e; ++g) detect_one(&v, in, g);
+    }
+    /* Chunks in candidate order: the serial order; the first `capacity` records are kept. */
+    int64_t written = 0, emitted = 0;
+    for (int32_t k = 0; k < chunks; ++k) {
+        int64_t room = c->capacity - written;
+        int32_t n = counts[k] < room ? counts[k] : (int32_t)(room > 0 ? room : 0);
+        if (n > 0) copy_records(c, written, scratch, (int64_t)k * per, n);
+        written += n;
+        emitted += counts[k];
+    }
+    *c->count = (int32_t)emitted;
 }
 
 void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,

@@ -14,14 +14,18 @@
 
 #include "vbd_particle.h"
 
-/// Loops shorter than this run on the calling thread: an OpenMP fork/join (and the spinning
-/// workers it leaves behind on small machines) costs more than it saves below it. Measured on a
-/// 2-core machine: a 256-particle cloth ran 3x slower with every loop forked.
-#define DFM_CPU_PARALLEL_MIN 4096
-
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+
+int dfm_cpu_thread_count(int32_t requested) {
+#if defined(_OPENMP)
+    return requested > 0 ? requested : omp_get_max_threads();
+#else
+    (void)requested;
+    return 1;
+#endif
+}
 
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian.
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
@@ -49,12 +53,7 @@ static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, co
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads) {
-    int nt = 1;
-#if defined(_OPENMP)
-    nt = threads > 0 ? threads : omp_get_max_threads();
-#else
-    (void)threads;
-#endif
+    const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
         dfm_detect_input in;
@@ -62,7 +61,12 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.v = view->v;
         in.radius = view->radius;
         in.h = view->h;
-        dfm_cpu_contacts_detect(cc->view, &in);
+        const int64_t candidates =
+            (int64_t)cc->view->cand_particle_count + cc->view->cand_edge_count + cc->view->cand_face_count;
+        if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
+            dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
+        else
+            dfm_cpu_contacts_detect(cc->view, &in);
         dfm_cpu_contacts_build_lists(cc->view, n); /* gather path and reactions */
         dfm_cpu_contacts_guess_normals(cc->view, n, cc->guess_normal, cc->guess_gap);
     }
