@@ -6,8 +6,10 @@
 ///   the gather is called inside the per-color solve loop.
 /// - P2 parallel independent columns: detection applies-and-done (contiguous chunks of the
 ///   candidates in parallel into scratch records, then concatenated in chunk order: the serial
-///   order, so results do not depend on the thread count); penalty updates, friction and
-///   finalization applies-TODO (serial; the CUDA backend runs them one thread per item).
+///   order, so results do not depend on the thread count); guess normals, friction (per color)
+///   and reaction passes 1-2 applies-and-done (each item writes only its own outputs); the
+///   per-shape wrench sums stay serial (record order fixes the float sums), as do the list build
+///   and the penalty ramp (applies-TODO).
 /// - P3 loop-invariant hoisting: applies-and-done — candidate lists, features and shape
 ///   runtime data are built once (per topology change / per advance), not per iteration.
 /// - P4 offline memory layout: applies-and-done — candidates are sorted by shape on the host
@@ -15,6 +17,7 @@
 #include "contacts_cpu.h"
 
 #include "contact_reaction.h"
+#include "vbd_cpu.h"
 
 #include <string.h>
 
@@ -109,7 +112,11 @@ void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detec
 }
 
 void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,
-                                    float* guess_gap) {
+                                    float* guess_gap, int threads) {
+    (void)threads;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && particle_count >= DFM_CPU_PARALLEL_MIN)
+#endif
     for (int32_t i = 0; i < particle_count; ++i) dfm_contact_guess_particle(c, i, guess_normal, guess_gap);
 }
 
@@ -168,23 +175,49 @@ void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float*
                               int32_t color_count, const int32_t* color_offsets, const int32_t* color_particles) {
     const dfm_contact_view* c = cc->view;
     if (c->flags & DFM_DISABLE_STATIC_FRICTION) return;
-    for (int32_t col = 0; col < color_count; ++col)
-        for (int32_t k = color_offsets[col]; k < color_offsets[col + 1]; ++k)
-            (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k]);
+    const int nt = cc->threads > 0 ? cc->threads : 1;
+    for (int32_t col = 0; col < color_count; ++col) {
+        const int32_t begin = color_offsets[col], end = color_offsets[col + 1];
+        /* particles of one color touch disjoint data: any order gives the same bits */
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && end - begin >= DFM_CPU_PARALLEL_MIN / 4)
+#endif
+        for (int32_t k = begin; k < end; ++k) (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k]);
+    }
+    (void)nt;
 }
 
 void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     const dfm_contact_view* c = cc->view;
     const float h = v->h;
     int32_t n = active_count(c);
-    cc->max_penetration = 0.0f;
-    cc->kind_counts[0] = cc->kind_counts[1] = cc->kind_counts[2] = 0;
+    const int nt = cc->threads > 0 ? cc->threads : 1;
+    int32_t k0 = 0, k1 = 0, k2 = 0;
+    float deepest = 0.0f;
+    /* Passes 1 and 2 write only their own record / their own particle's nodes; the integer counts
+     * and the max are exact reductions, so the thread count changes no bit. */
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : k0, k1, k2) reduction(max : deepest) \
+    if (nt > 1 && n >= DFM_CPU_PARALLEL_MIN)
+#endif
     for (int32_t k = 0; k < n; ++k) {
-        cc->kind_counts[dfm_contact_kind_index(c, k)]++;
+        int kind = dfm_contact_kind_index(c, k);
+        k0 += kind == 0;
+        k1 += kind == 1;
+        k2 += kind == 2;
         float pen = dfm_contact_final_force(c, v->d, h, k, cc->record_force);
-        if (pen > cc->max_penetration) cc->max_penetration = pen;
+        if (pen > deepest) deepest = pen;
     }
-    for (int32_t i = 0; i < v->particle_count; ++i) dfm_contact_reaction_particle(c, v, cc->record_force, cc->node_part, i);
+    cc->kind_counts[0] = k0;
+    cc->kind_counts[1] = k1;
+    cc->kind_counts[2] = k2;
+    cc->max_penetration = deepest;
+    const int32_t np = v->particle_count;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
+#endif
+    for (int32_t i = 0; i < np; ++i) dfm_contact_reaction_particle(c, v, cc->record_force, cc->node_part, i);
+    (void)nt;
     for (int32_t k = 0; k < n; ++k) {
         dfm_v3 fp, fr, tr;
         dfm_contact_record_wrench(c, v->d, cc->node_part, k, &fp, &fr, &tr);

@@ -41,7 +41,7 @@ void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detec
 /// closest such record and the distance to contact along it (others get a zero normal): the
 /// initial-guess hint of dfm_vbd_predict.
 void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,
-                                    float* guess_gap);
+                                    float* guess_gap, int threads);
 
 /// Builds the per-particle contact lists over the active records (once per advance).
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count);

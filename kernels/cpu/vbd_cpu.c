@@ -68,7 +68,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         else
             dfm_cpu_contacts_detect(cc->view, &in);
         dfm_cpu_contacts_build_lists(cc->view, n); /* gather path and reactions */
-        dfm_cpu_contacts_guess_normals(cc->view, n, cc->guess_normal, cc->guess_gap);
+        dfm_cpu_contacts_guess_normals(cc->view, n, cc->guess_normal, cc->guess_gap, nt);
     }
     dfm_vbd_view with_guess = *view;
     with_guess.guess_normal = cc ? cc->guess_normal : NULL;
