@@ -30,6 +30,9 @@ dfm_result dfm_world_sync_device(dfm_world* w) {
         d.color_offsets = w->model.color_offsets;
         d.color_particles = w->model.color_particles;
         d.particle_color = w->model.particle_color;
+        d.body_count = w->model.body_count;
+        d.body_offsets = w->model.body_offsets;
+        d.particle_body = w->model.particle_body;
         r = dfm_cuda_backend_upload_model(w->cuda, &d, err, sizeof(err));
         if (r == 0) w->uploaded_generation = w->model_generation;
         w->uploaded_contacts = -1; /* the contact buffers are sized to the model */

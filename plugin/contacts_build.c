@@ -34,6 +34,8 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->guess_gap);
     free(c->record_force);
     free(c->node_part);
+    free(c->residual);
+    free(c->body_extra);
     free(c->scratch_corners);
     free(c->scratch_shape);
     free(c->scratch_candidate);
@@ -181,7 +183,8 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
             !CALLOC(c->head, np) ||
             !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
             !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np) ||
-            !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->node_part, 9 * (int64_t)cap)) {
+            !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->node_part, 9 * (int64_t)cap) ||
+            !CALLOC(c->residual, 3 * (int64_t)np) || !CALLOC(c->body_extra, 3 * (int64_t)m->body_count)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }

@@ -10,6 +10,8 @@
 #define ALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
 
 void dfm_model_free(dfm_model* m) {
+    free(m->body_offsets);
+    free(m->particle_body);
     free(m->mass);
     free(m->radius);
     free(m->drag);
@@ -56,7 +58,7 @@ static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t
            ALLOC(m->edges, 4 * ne) && ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) &&
            ALLOC(m->edge_material, 2 * ne) && ALLOC(m->edge_start_angle, ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
            ALLOC(m->tet_volume, ntet) && ALLOC(m->tet_material, 3 * ntet) && ALLOC(m->particle_color, np) &&
-           ALLOC(m->color_particles, np);
+           ALLOC(m->color_particles, np) && ALLOC(m->particle_body, np);
 }
 
 static int state_alloc(dfm_state* s, int32_t np) {
@@ -165,13 +167,19 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     m.tri_count = nt;
     m.edge_count = ne;
     m.tet_count = ntet;
-    if (!model_alloc(&m, np, nt, ne, ntet) || !state_alloc(&s, np)) goto oom;
-    int32_t p0 = 0, t0 = 0, e0 = 0, k0 = 0, fp = 0, fe = 0, ff = 0;
+    for (int32_t i = 0; i < w->slot_count; ++i) m.body_count += w->slots[i].body != NULL;
+    if (!model_alloc(&m, np, nt, ne, ntet) || !state_alloc(&s, np) ||
+        !(m.body_offsets = calloc((size_t)m.body_count + 1u, sizeof(int32_t))))
+        goto oom;
+    int32_t p0 = 0, t0 = 0, e0 = 0, k0 = 0, fp = 0, fe = 0, ff = 0, nb = 0;
     for (int32_t i = 0; i < w->slot_count; ++i) {
         const dfm_body* b = w->slots[i].body;
         if (!b) continue;
         place_body(&m, &s, &w->state, b, p0, t0, e0, k0);
         place_features(&m, b, p0, fp, fe, ff);
+        m.body_offsets[nb] = p0;
+        for (int32_t v = 0; v < b->vertex_count; ++v) m.particle_body[p0 + v] = nb;
+        ++nb;
         fp += b->surf_particle_count;
         fe += b->surf_edge_count;
         ff += b->surf_face_count;
@@ -180,6 +188,7 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
         e0 += b->edge_count;
         k0 += b->tet_count;
     }
+    m.body_offsets[nb] = p0;
     if (group_colors(&m) != 0) goto oom;
     if (dfm_adjacency_build(&m.adjacency, np, m.tris, nt, m.edges, ne, m.tets, ntet) != 0) goto oom;
     /* Commit: new offsets, free the initial positions that were consumed. */

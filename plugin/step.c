@@ -208,6 +208,11 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.guess_gap = c->guess_gap;
     cc.record_force = c->record_force;
     cc.node_part = c->node_part;
+    cc.residual = c->residual;
+    cc.body_extra = c->body_extra;
+    cc.body_count = w->model.body_count;
+    cc.body_offsets = w->model.body_offsets;
+    cc.particle_body = w->model.particle_body;
     cc.shape_impulse = impulses;
     dfm_contact_view scratch;
     cc.threads = dfm_cpu_thread_count(w->def.cpu_threads);

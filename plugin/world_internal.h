@@ -88,6 +88,9 @@ typedef struct dfm_model {
     int32_t* color_offsets;    ///< color_count + 1 entries.
     int32_t* color_particles;  ///< Particles grouped by color.
     int32_t* particle_color;   ///< Color per particle.
+    int32_t body_count;        ///< Placed bodies.
+    int32_t* body_offsets;     ///< body_count + 1: particles of body b are [body_offsets[b], body_offsets[b + 1]).
+    int32_t* particle_body;    ///< Body index (into body_offsets) of each particle.
 } dfm_model;
 
 /// World-wide per-particle state (survives rebuilds by copying).
@@ -147,6 +150,8 @@ typedef struct dfm_contacts {
     float* guess_gap;          ///< Initial-guess distance to contact per particle.
     float* record_force;       ///< Reaction scratch, 3 per record.
     float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
+    float* residual;           ///< Reaction scratch, 3 per particle.
+    float* body_extra;         ///< Reaction scratch, 3 per body.
     int32_t *scratch_corners, *scratch_shape, *scratch_candidate; ///< Parallel CPU detection: records for
     float *scratch_bary, *scratch_normal, *scratch_body_point;    ///< every candidate (allocated on first
     float *scratch_radius, *scratch_pen0, *scratch_penalty;       ///< use with more than one thread).

@@ -216,7 +216,19 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
 #endif
-    for (int32_t i = 0; i < np; ++i) dfm_contact_reaction_particle(c, v, cc->record_force, cc->node_part, i);
+    for (int32_t i = 0; i < np; ++i) dfm_contact_particle_residual(v, i, cc->residual);
+    const int32_t nb = cc->body_count;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
+#endif
+    for (int32_t b = 0; b < nb; ++b)
+        dfm_contact_body_extra(c, v, cc->residual, cc->body_offsets[b], cc->body_offsets[b + 1], cc->body_extra + 3 * b);
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
+#endif
+    for (int32_t i = 0; i < np; ++i)
+        dfm_contact_reaction_particle(c, v, cc->record_force, cc->residual, cc->body_extra + 3 * cc->particle_body[i],
+                                      cc->node_part, i);
     (void)nt;
     for (int32_t k = 0; k < n; ++k) {
         dfm_v3 fp, fr, tr;

@@ -18,6 +18,11 @@ typedef struct dfm_cpu_contacts {
     float* guess_gap;             ///< Per particle: distance to contact along guess_normal (m, >= 0).
     float* record_force;          ///< Scratch, 3 per record: force at the final iterate.
     float* node_part;             ///< Scratch, 9 per record (3 per node): force attributed to each corner's node.
+    float* residual;              ///< Scratch, 3 per particle (reaction pass 2a).
+    float* body_extra;            ///< Scratch, 3 per body (reaction pass 2b).
+    int32_t body_count;
+    const int32_t* body_offsets;  ///< body_count + 1.
+    const int32_t* particle_body; ///< Body of each particle.
     const dfm_contact_view* scratch; ///< Optional: record arrays sized to all candidates, for the parallel
                                   ///< detection (NULL = serial detection).
     int threads;                  ///< OpenMP workers for the parallel detection.

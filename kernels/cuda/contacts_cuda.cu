@@ -206,10 +206,24 @@ __global__ void final_force_kernel(dfm_contact_view c, const float* d, float h, 
     }
 }
 
+__global__ void residual_kernel(dfm_vbd_view v, float* residual) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < v.particle_count) dfm_contact_particle_residual(&v, i, residual);
+}
+
+/// One thread per body, serial over its particles in order (deterministic).
+__global__ void body_extra_kernel(dfm_contact_view c, dfm_vbd_view v, const float* residual, const int32_t* offsets,
+                                  int32_t bodies, float* extra) {
+    int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < bodies) dfm_contact_body_extra(&c, &v, residual, offsets[b], offsets[b + 1], extra + 3 * b);
+}
+
 __global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
+                                         const float* residual, const float* body_extra, const int32_t* particle_body,
                                          float* node_part) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < v.particle_count) dfm_contact_reaction_particle(&c, &v, record_force, node_part, i);
+    if (i < v.particle_count)
+        dfm_contact_reaction_particle(&c, &v, record_force, residual, body_extra + 3 * particle_body[i], node_part, i);
 }
 
 /// Default: each record adds its wrench impulse to its shape (double atomics; order varies).
@@ -553,7 +567,12 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
     unsigned grid = full ? blocks_for(c->capacity) : (unsigned)c->prefix_blocks;
     int32_t* kinds = c->counters + c->counter_advances - 4;
     final_force_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, a->vbd.h, c->record_force, kinds, kinds + 3, full);
-    reaction_particle_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(v, a->vbd, c->record_force, c->node_part);
+    residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(a->vbd, a->residual);
+    if (a->body_count > 0)
+        body_extra_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(v, a->vbd, a->residual, a->body_offsets,
+                                                                       a->body_count, a->body_extra);
+    reaction_particle_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(
+        v, a->vbd, c->record_force, a->residual, a->body_extra, a->particle_body, c->node_part);
     DFM_CUDA_TRY(cudaGetLastError());
     if (!a->deterministic) {
         wrench_atomic_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, a->vbd.h, c->shape_impulse, full);

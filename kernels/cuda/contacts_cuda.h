@@ -54,6 +54,11 @@ struct dfm_cuda_advance {
     dfm_contact_view view;          ///< Device pointers; shapes and count for this advance.
     dfm_vbd_view vbd;               ///< Device pointers, h set.
     const int32_t* particle_color;  ///< Device.
+    int32_t body_count;
+    const int32_t* body_offsets;    ///< Device, body_count + 1.
+    const int32_t* particle_body;   ///< Device.
+    float* residual;                ///< Device scratch, 3 per particle.
+    float* body_extra;              ///< Device scratch, 3 per body.
     int deterministic;
     int32_t advance;                ///< Index of the advance within the step.
 };

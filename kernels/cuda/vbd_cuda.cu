@@ -33,6 +33,11 @@ struct dfm_cuda_backend {
     int32_t* color_offsets;    ///< Host copy (launch bounds per color).
     int32_t* color_particles;  ///< Device.
     int32_t* particle_color;   ///< Device: color of each particle (legacy scatter).
+    int32_t body_count;
+    int32_t* body_offsets;     ///< Device, body_count + 1.
+    int32_t* particle_body;    ///< Device.
+    float* residual;           ///< Device scratch, 3 per particle (reactions).
+    float* body_extra;         ///< Device scratch, 3 per body (reactions).
     void* allocations[64];     ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
     dfm_cuda_contacts contacts;///< Contact pipeline buffers (shape_count 0 = none).
@@ -178,6 +183,9 @@ static void free_model(dfm_cuda_backend* b) {
     b->color_offsets = NULL;
     b->color_particles = NULL;
     b->particle_color = NULL;
+    b->body_offsets = b->particle_body = NULL;
+    b->residual = b->body_extra = NULL;
+    b->body_count = 0;
     memset(&b->view, 0, sizeof(b->view));
 }
 
@@ -315,6 +323,22 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
         return r;
     }
     b->particle_color = (int32_t*)cp;
+    b->body_count = desc->body_count;
+    const void* sources[4] = {desc->body_offsets, desc->particle_body, NULL, NULL};
+    const size_t sizes[4] = {((size_t)desc->body_count + 1u) * sizeof(int32_t), (size_t)n * sizeof(int32_t),
+                             3u * (size_t)n * sizeof(float), 3u * ((size_t)desc->body_count + 1u) * sizeof(float)};
+    void* dst[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; k < 4; ++k) {
+        r = upload(b, &dst[k], sources[k], sizes[k], err, err_size);
+        if (r) {
+            free_model(b);
+            return r;
+        }
+    }
+    b->body_offsets = (int32_t*)dst[0];
+    b->particle_body = (int32_t*)dst[1];
+    b->residual = (float*)dst[2];
+    b->body_extra = (float*)dst[3];
     b->color_count = desc->color_count;
     b->color_offsets = (int32_t*)malloc(((size_t)desc->color_count + 1u) * sizeof(int32_t));
     if (!b->color_offsets) {
@@ -435,6 +459,11 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         memset(&a, 0, sizeof(a));
         a.vbd = v;
         a.particle_color = b->particle_color;
+        a.body_count = b->body_count;
+        a.body_offsets = b->body_offsets;
+        a.particle_body = b->particle_body;
+        a.residual = b->residual;
+        a.body_extra = b->body_extra;
         a.deterministic = d->deterministic;
         a.advance = s;
         int mode = SOLVE_NO_CONTACTS;

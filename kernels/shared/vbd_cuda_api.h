@@ -29,6 +29,9 @@ typedef struct dfm_cuda_model_desc {
     const int32_t* color_offsets;      ///< color_count + 1.
     const int32_t* color_particles;    ///< particle_count.
     const int32_t* particle_color;     ///< particle_count: color of each particle.
+    int32_t body_count;                ///< Bodies (contiguous particle ranges).
+    const int32_t* body_offsets;       ///< body_count + 1.
+    const int32_t* particle_body;      ///< particle_count: body of each particle.
 } dfm_cuda_model_desc;
 
 /// Creates a backend on CUDA device `device` using `stream` (a cudaStream_t, NULL = a stream of
