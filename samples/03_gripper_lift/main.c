@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "obj_writer.h"
+#include "gripper_table.h"
 #include "sample_log.h"
 
 /// Gripper phases (s).
@@ -69,74 +70,24 @@ int main(int argc, char** argv) {
         fprintf(stderr, "world: %s\n", dfm_world_last_error(NULL));
         return 1;
     }
-    /* Table: a slab whose top is z = 0 and whose edge is x = 0.2, on a base inset by 5 cm. */
-    const float edge = 0.2f;
-    dfm_shape_def slab = dfm_shape_def_default();
-    slab.type = DFM_SHAPE_BOX;
-    slab.host_body = 1;
-    slab.half_extents[0] = 0.2f;
-    slab.half_extents[1] = 0.3f;
-    slab.half_extents[2] = 0.01f;
-    slab.mu = 0.3f;
-    dfm_shape_def base = slab;
-    base.half_extents[0] = 0.15f;
-    base.half_extents[2] = 0.2f;
-    dfm_shape_def pad = dfm_shape_def_default();
-    pad.type = DFM_SHAPE_BOX;
-    pad.half_extents[0] = 0.01f;
-    pad.half_extents[1] = 0.06f;
-    pad.half_extents[2] = 0.025f;
-    pad.mu = mu;
-    pad.ke = 2e4f;
-    dfm_shape_id ids[4];
-    dfm_shape_def defs[4] = {slab, base, pad, pad};
-    defs[2].host_body = 2;
-    defs[3].host_body = 3;
-    for (int k = 0; k < 4; ++k)
-        if (dfm_world_add_shape(world, &defs[k], &ids[k]) != DFM_OK) {
-            fprintf(stderr, "shape: %s\n", dfm_world_last_error(world));
-            return 1;
-        }
-    dfm_shape_state st[4];
-    memset(st, 0, sizeof(st));
-    for (int k = 0; k < 4; ++k) {
-        st[k].rotation[3] = 1.0f;
-        st[k].aabb_min[0] = 1.0f; /* let dfm compute AABBs */
-        st[k].aabb_max[0] = -1.0f;
-    }
-    st[0].position[0] = 0.0f;
-    st[0].position[2] = -0.01f;
-    st[1].position[0] = -0.05f;
-    st[1].position[2] = -0.22f;
-    /* Pads wait open at the pinch height: the inner one under the slab (between the base and the
-     * slab's edge), the outer one beyond the arc the overhang sweeps while it drapes. */
-    const float pinch_z = -0.08f;
-    float pad_x[2] = {edge - 0.06f, edge + 0.12f};
-    for (int k = 0; k < 2; ++k) {
-        st[2 + k].position[0] = pad_x[k];
-        st[2 + k].position[2] = pinch_z;
-    }
-    dfm_world_set_shape_states(world, ids, 0, st, 0, 4);
-
-    int32_t nv, nt;
-    dfm_cloth_grid_counts(res, res, &nv, &nt);
-    float* x = malloc(sizeof(float) * 3 * (size_t)nv);
-    int32_t* tris = malloc(sizeof(int32_t) * 3 * (size_t)nt);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    const float size = 0.3f, overhang = 0.22f;
-    const float origin[3] = {edge + overhang - size, -0.5f * size, cd.contact_radius};
-    const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
-    dfm_cloth_grid_generate(res, res, origin, au, av, x, tris);
-    cd.positions = x;
-    cd.vertex_count = nv;
-    cd.triangles = tris;
-    cd.triangle_count = nt;
-    cd.air_drag = 0.5f;
-    dfm_body_id cloth;
-    if (dfm_world_add_cloth(world, &cd, &cloth) != DFM_OK) {
-        fprintf(stderr, "cloth: %s\n", dfm_world_last_error(world));
+    /* Table: a slab whose top is z = 0 and whose edge is x = 0.2, on a base inset by 5 cm; two
+     * box pads (kinematic host bodies, moved every tick through dfm_world_set_shape_states) wait
+     * open at the pinch height; the cloth lies on the slab with 22 cm hanging over its edge. */
+    const float edge = GRIPPER_TABLE_EDGE, pinch_z = GRIPPER_PINCH_Z;
+    gripper_table scene;
+    if (gripper_table_build(world, res, mu, 1, &scene) != DFM_OK) {
+        fprintf(stderr, "scene: %s\n", dfm_world_last_error(world));
         return 1;
     }
+    dfm_shape_id* ids = scene.ids; /* slab, base, pad 0, pad 1 */
+    dfm_shape_state* st = scene.states;
+    const dfm_shape_def pad = scene.pad;
+    const float* pad_x = scene.pad_open;
+    const dfm_cloth_def cd = scene.cloth_def;
+    const dfm_body_id cloth = scene.cloth;
+    const int32_t nv = scene.vertex_count, nt = scene.triangle_count;
+    float* x = scene.positions;
+    const int32_t* tris = scene.triangles;
     dfm_body_info info = dfm_body_info_init();
     dfm_body_get_info(world, cloth, &info);
     if (dfm_sample_make_dir(out) != 0) {
@@ -267,8 +218,7 @@ int main(int argc, char** argv) {
            nv, (double)mu, rise, worst_follow, hold_slide, on_table, draped, (long long)cs.dropped_total, wall, frames * dt,
            written, out, ok ? (mu > 0.0f ? "HELD" : (rise < 0.05 ? "FELL as expected without friction" : "CARRIED only by draping over a pad top")) : "FAILED");
     (void)end_cz;
-    free(x);
-    free(tris);
+    gripper_table_free(&scene);
     dfm_world_destroy(world);
     return ok ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "obj_writer.h"
+#include "gripper_table.h"
 #include "sample_log.h"
 
 static double smooth(double t, double t0, double t1) {
@@ -56,63 +57,20 @@ int main(int argc, char** argv) {
             printf("provider %s:%s%s - %s\n", info.name, (info.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
                    (info.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "", info.description);
     }
-    const float edge = 0.2f, pinch_z = -0.08f;
-    dfm_shape_def slab = dfm_shape_def_default();
-    slab.type = DFM_SHAPE_BOX;
-    slab.host_body = 1;
-    slab.half_extents[0] = 0.2f;
-    slab.half_extents[1] = 0.3f;
-    slab.half_extents[2] = 0.01f;
-    slab.mu = 0.3f;
-    dfm_shape_def pad = dfm_shape_def_default();
-    pad.type = DFM_SHAPE_BOX;
-    pad.half_extents[0] = 0.01f;
-    pad.half_extents[1] = 0.06f;
-    pad.half_extents[2] = 0.025f;
-    pad.mu = 0.8f;
-    pad.ke = 2e4f;
-    dfm_shape_def defs[3] = {slab, pad, pad};
-    defs[1].host_body = 2;
-    defs[2].host_body = 3;
-    dfm_shape_id ids[3];
-    dfm_shape_state st[3];
-    memset(st, 0, sizeof(st));
-    for (int k = 0; k < 3; ++k) {
-        if (dfm_world_add_shape(world, &defs[k], &ids[k]) != DFM_OK) {
-            fprintf(stderr, "shape: %s\n", dfm_world_last_error(world));
-            return 1;
-        }
-        st[k].rotation[3] = 1.0f;
-        st[k].aabb_min[0] = 1.0f; /* inverted: dfm computes the AABB */
-        st[k].aabb_max[0] = -1.0f;
-    }
-    st[0].position[2] = -0.01f;
-    float pad_open[2] = {edge - 0.06f, edge + 0.12f};
-    for (int k = 0; k < 2; ++k) {
-        st[1 + k].position[0] = pad_open[k];
-        st[1 + k].position[2] = pinch_z;
-    }
-    dfm_world_set_shape_states(world, ids, 0, st, 0, 3);
-    int32_t nv, nt;
-    dfm_cloth_grid_counts(res, res, &nv, &nt);
-    float* x = malloc(sizeof(float) * 3 * (size_t)nv);
-    float* v = malloc(sizeof(float) * 3 * (size_t)nv);
-    int32_t* tris = malloc(sizeof(int32_t) * 3 * (size_t)nt);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    const float size = 0.3f, overhang = 0.22f;
-    const float origin[3] = {edge + overhang - size, -0.5f * size, cd.contact_radius};
-    const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
-    dfm_cloth_grid_generate(res, res, origin, au, av, x, tris);
-    cd.positions = x;
-    cd.vertex_count = nv;
-    cd.triangles = tris;
-    cd.triangle_count = nt;
-    cd.air_drag = 0.5f;
-    dfm_body_id cloth;
-    if (dfm_world_add_cloth(world, &cd, &cloth) != DFM_OK || dfm_sample_make_dir(out) != 0) {
-        fprintf(stderr, "cloth/output: %s\n", dfm_world_last_error(world));
+    const float edge = GRIPPER_TABLE_EDGE, pinch_z = GRIPPER_PINCH_Z;
+    gripper_table scene;
+    if (gripper_table_build(world, res, 0.8f, 0, &scene) != DFM_OK || dfm_sample_make_dir(out) != 0) {
+        fprintf(stderr, "scene/output: %s\n", dfm_world_last_error(world));
         return 1;
     }
+    dfm_shape_id* ids = scene.ids;        /* slab, pad 0, pad 1 */
+    dfm_shape_state* st = scene.states;
+    const float* pad_open = scene.pad_open;
+    const dfm_body_id cloth = scene.cloth;
+    const int32_t nv = scene.vertex_count, nt = scene.triangle_count;
+    float* x = scene.positions;
+    const int32_t* tris = scene.triangles;
+    float* v = malloc(sizeof(float) * 3 * (size_t)nv);
     static const char* const cycle_name[] = {"vbd", "vbd", "xpbd"};
     static const int32_t cycle_backend[] = {DFM_BACKEND_CUDA, DFM_BACKEND_CPU, DFM_BACKEND_CPU};
     const float dt = 1.0f / 60.0f;
@@ -172,9 +130,8 @@ int main(int argc, char** argv) {
     printf("05_solver_swap: %d frames, %d swaps, %d CUDA stages skipped, fastest particle %.3f m/s, cloth centroid z "
            "%.3f m at the end; %s\n",
            frames, swaps, skipped, (double)worst_speed, cz, ok ? "OK" : "FAILED");
-    free(x);
     free(v);
-    free(tris);
+    gripper_table_free(&scene);
     dfm_world_destroy(world);
     return ok ? 0 : 1;
 }

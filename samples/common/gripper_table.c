@@ -1,0 +1,83 @@
+/// @file gripper_table.c
+/// See gripper_table.h.
+#include "gripper_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+dfm_result gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int with_base, gripper_table* t) {
+    memset(t, 0, sizeof(*t));
+    dfm_shape_def slab = dfm_shape_def_default();
+    slab.type = DFM_SHAPE_BOX;
+    slab.host_body = 1;
+    slab.half_extents[0] = 0.2f;
+    slab.half_extents[1] = 0.3f;
+    slab.half_extents[2] = 0.01f;
+    slab.mu = 0.3f;
+    dfm_shape_def base = slab; /* inset by 5 cm under the slab */
+    base.half_extents[0] = 0.15f;
+    base.half_extents[2] = 0.2f;
+    dfm_shape_def pad = dfm_shape_def_default();
+    pad.type = DFM_SHAPE_BOX;
+    pad.half_extents[0] = 0.01f;
+    pad.half_extents[1] = 0.06f;
+    pad.half_extents[2] = 0.025f;
+    pad.mu = pad_mu;
+    pad.ke = 2e4f;
+    t->pad = pad;
+    dfm_shape_def defs[4];
+    int32_t n = 0;
+    defs[n++] = slab;
+    if (with_base) defs[n++] = base;
+    t->first_pad = n;
+    defs[n] = pad;
+    defs[n++].host_body = 2;
+    defs[n] = pad;
+    defs[n++].host_body = 3;
+    t->shape_count = n;
+    for (int32_t k = 0; k < n; ++k) {
+        dfm_result r = dfm_world_add_shape(world, &defs[k], &t->ids[k]);
+        if (r != DFM_OK) return r;
+        t->states[k].rotation[3] = 1.0f;
+        t->states[k].aabb_min[0] = 1.0f; /* inverted: dfm computes the AABB */
+        t->states[k].aabb_max[0] = -1.0f;
+    }
+    t->states[0].position[2] = -0.01f;
+    if (with_base) {
+        t->states[1].position[0] = -0.05f;
+        t->states[1].position[2] = -0.22f;
+    }
+    /* Pads wait open at the pinch height: the inner one under the slab (between the base and the
+     * slab's edge), the outer one beyond the arc the overhang sweeps while it drapes. */
+    t->pad_open[0] = GRIPPER_TABLE_EDGE - 0.06f;
+    t->pad_open[1] = GRIPPER_TABLE_EDGE + 0.12f;
+    for (int k = 0; k < 2; ++k) {
+        t->states[t->first_pad + k].position[0] = t->pad_open[k];
+        t->states[t->first_pad + k].position[2] = GRIPPER_PINCH_Z;
+    }
+    dfm_result r = dfm_world_set_shape_states(world, t->ids, 0, t->states, 0, n);
+    if (r != DFM_OK) return r;
+    dfm_cloth_grid_counts(res, res, &t->vertex_count, &t->triangle_count);
+    t->positions = (float*)malloc(sizeof(float) * 3 * (size_t)t->vertex_count);
+    t->triangles = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)t->triangle_count);
+    if (!t->positions || !t->triangles) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    dfm_cloth_def cd = dfm_cloth_def_default();
+    const float size = 0.3f, overhang = 0.22f;
+    const float origin[3] = {GRIPPER_TABLE_EDGE + overhang - size, -0.5f * size, cd.contact_radius};
+    const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
+    dfm_cloth_grid_generate(res, res, origin, au, av, t->positions, t->triangles);
+    cd.positions = t->positions;
+    cd.vertex_count = t->vertex_count;
+    cd.triangles = t->triangles;
+    cd.triangle_count = t->triangle_count;
+    cd.air_drag = 0.5f;
+    t->cloth_def = cd;
+    return dfm_world_add_cloth(world, &cd, &t->cloth);
+}
+
+void gripper_table_free(gripper_table* t) {
+    free(t->positions);
+    free(t->triangles);
+    t->positions = NULL;
+    t->triangles = NULL;
+}
