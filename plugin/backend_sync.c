@@ -59,6 +59,7 @@ dfm_result dfm_world_sync_device(dfm_world* w) {
         cd.cand_edge = c->cand_edge;
         cd.cand_face = c->cand_face;
         cd.capacity = c->capacity;
+        cd.deterministic = w->def.deterministic;
         /* mesh grids are read from the shapes' geometry */
         if (c->shape_count > 0) dfm_step_fill_shapes(w, 0.0f, 1.0f, c->rt);
         r = dfm_cuda_backend_upload_contacts(w->cuda, &cd, err, sizeof(err));

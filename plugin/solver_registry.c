@@ -364,7 +364,7 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     size_t n = 0;
 #define LOST(...) (n += (size_t)snprintf(lost + n, n < sizeof(lost) ? sizeof(lost) - n : 0, __VA_ARGS__))
     if (cur_backend == DFM_BACKEND_CUDA && backend != DFM_BACKEND_CUDA) LOST("; dropped: device buffers and the captured CUDA graph");
-    if (cur->kind == DFM_SOLVER_KIND_VBD) LOST("; restarted: vbd contact penalties and friction anchors (per advance)");
+    if (cur->kind == DFM_SOLVER_KIND_VBD) LOST("; restarted: vbd contact penalties and records (rebuilt every advance)");
     if (cur->kind == DFM_SOLVER_KIND_XPBD) LOST("; restarted: xpbd multipliers (per small step)");
     if (cur->table.capabilities & DFM_SOLVER_CAP_WARM_START) LOST("; dropped: %s warm-start data", cur->table.name);
     if (w->shape_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CONTACTS))

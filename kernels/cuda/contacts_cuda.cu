@@ -326,7 +326,7 @@ void dfm_cuda_contacts_free(dfm_cuda_contacts* c) {
 }
 
 int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count,
-                             cudaStream_t st, char* err, size_t err_size) {
+                             int32_t sms, cudaStream_t st, char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaStreamSynchronize(st)); /* nothing in flight may still use the old buffers */
     dfm_cuda_contacts_free(c);
     if (d->shape_count <= 0 || d->capacity <= 0) return 0;
@@ -359,27 +359,32 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     e = e ? e : dev_alloc(c, &c->cand_edge, 2 * (int64_t)d->cand_edge_count, d->cand_edge, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->cand_face, 2 * (int64_t)d->cand_face_count, d->cand_face, st, err, err_size);
     e = e ? e : alloc_records(c, &c->rec, cap, st, err, err_size);
-    e = e ? e : alloc_records(c, &c->raw, cap, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->cand_record, T, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->cand_flag, T, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->cand_slot, T, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->head, n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->next, 3 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->list_count, n + 1, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->list_offset, n + 1, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->list_fill, n, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->list_items, 3 * cap, NULL, st, err, err_size);
+    c->deterministic = d->deterministic;
+    if (d->deterministic) {
+        /* Only deterministic mode compacts, sorts lists and sums per shape in order (about half of
+         * the contact memory at capacity = all candidates). */
+        e = e ? e : alloc_records(c, &c->raw, cap, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->cand_record, T, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->cand_flag, T, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->cand_slot, T, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->list_count, n + 1, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->list_offset, n + 1, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->list_fill, n, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->list_items, 3 * cap, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->record_wrench, 6 * cap, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->shape_begin, S, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->shape_end, S, NULL, st, err, err_size);
+    }
     e = e ? e : dev_alloc(c, &c->acc_f, 3 * n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->acc_H, 9 * n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->guess_normal, 3 * n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->guess_gap, n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->record_force, 3 * cap, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->node_part, 9 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->record_wrench, 6 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->shape_begin, S, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->shape_end, S, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->shape_impulse, 6 * S, NULL, st, err, err_size);
-    if (!e) {
+    if (!e && d->deterministic) {
         /* One scratch buffer large enough for both scans (candidates, particles + 1). */
         size_t a = 0, b = 0;
         DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, a, c->cand_flag, c->cand_slot, (int)(T > 0 ? T : 1), st));
@@ -391,9 +396,6 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
         dfm_cuda_contacts_free(c);
         return e;
     }
-    int device = 0, sms = 0;
-    DFM_CUDA_TRY(cudaGetDevice(&device));
-    DFM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     /* Enough resident blocks to fill the GPU; never more than the capacity needs. */
     int64_t need = blocks_for(3 * cap);
     c->prefix_blocks = (int32_t)(need < 4 * (int64_t)sms ? need : 4 * (int64_t)sms);

@@ -31,6 +31,7 @@ struct dfm_cuda_contacts {
     /* topology */
     int32_t *feat_particles, *feat_edges, *feat_faces, *cand_particle, *cand_edge, *cand_face;
     dfm_cuda_records rec;           ///< Canonical records (what every pass after detection reads).
+    int deterministic;              ///< The deterministic-mode buffers below exist.
     dfm_cuda_records raw;           ///< Deterministic mode: detection's output, compacted into rec.
     int32_t *cand_record, *cand_flag, *cand_slot; ///< Deterministic compaction, per candidate.
     int32_t *head, *next;
@@ -60,12 +61,13 @@ struct dfm_cuda_advance {
     float* residual;                ///< Device scratch, 3 per particle.
     float* body_extra;              ///< Device scratch, 3 per body.
     int deterministic;
-    int32_t advance;                ///< Index of the advance within the step.
 };
 
-/// (Re)allocates and uploads; shape_count 0 frees everything. `stream` orders the copies.
+/// (Re)allocates and uploads; shape_count 0 frees everything. `sms` is the device's multiprocessor
+/// count (sizes the fixed grid of the prefix passes); `stream` orders the copies. The buffers of
+/// deterministic mode exist only when d->deterministic is set.
 int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count,
-                             cudaStream_t stream, char* err, size_t err_size);
+                             int32_t sms, cudaStream_t stream, char* err, size_t err_size);
 
 /// Frees every device and pinned buffer.
 void dfm_cuda_contacts_free(dfm_cuda_contacts* c);

@@ -23,6 +23,13 @@
 /// Threads per block of the per-particle kernels (to be tuned by measurement, seed sec. 7).
 #define DFM_CUDA_BLOCK 128
 
+/// The step settings a captured graph depends on.
+typedef struct dfm_step_key {
+    float dt, gravity[3], penalty_beta, penalty_start;
+    int32_t substeps, iterations, deterministic;
+    uint32_t disable_flags;
+} dfm_step_key;
+
 /// Device mirror: a view whose pointers are device pointers, plus bookkeeping.
 struct dfm_cuda_backend {
     int device;
@@ -42,6 +49,7 @@ struct dfm_cuda_backend {
     int allocation_count;
     dfm_cuda_contacts contacts;///< Contact pipeline buffers (shape_count 0 = none).
     int tet_only;              ///< The model has tets and no active triangle or hinge material.
+    int32_t sm_count;          ///< Multiprocessors of the device (read once at creation).
     int32_t tiled_max_count;   ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
     int64_t model_bytes;       ///< Device memory of the model mirror, bytes.
     int profiling;             ///< Time each launch group with CUDA events (eager steps).
@@ -50,7 +58,7 @@ struct dfm_cuda_backend {
     int event_capacity, event_count;
     float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
     cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
-    float graph_key[12];       ///< Step settings the graph was captured with (see step_key).
+    dfm_step_key graph_key;    ///< Step settings the graph was captured with.
 };
 
 static void free_events(dfm_cuda_backend* b);
@@ -230,6 +238,22 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
         return DFM_ERROR_OUT_OF_HOST_MEMORY;
     }
     b->device = device;
+    {
+        /* Tiled or serial solve per color: 16 lanes per particle pay off while a color's lanes fit
+         * in what the GPU runs at once (twice its resident threads); beyond that the serial kernel
+         * already fills the GPU and the tiled one only adds reduction work. */
+        int sms = 0, per_sm = 0;
+        cudaError_t e1 = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        cudaError_t e2 = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+        if (e1 != cudaSuccess || e2 != cudaSuccess) {
+            cudaError_t e = e1 != cudaSuccess ? e1 : e2;
+            snprintf(err, err_size, "cudaDeviceGetAttribute: %s", cudaGetErrorString(e));
+            free(b);
+            return dfm_cuda_result(e);
+        }
+        b->sm_count = sms;
+        b->tiled_max_count = (int32_t)(2LL * sms * per_sm / DFM_TILE);
+    }
     if (stream) {
         b->stream = (cudaStream_t)stream;
     } else {
@@ -295,15 +319,6 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     UP(v_tet_items, 2 * h->v_tet_offsets[n], const int32_t);
     v->guess_normal = NULL;
     v->guess_gap = NULL;
-    /* Tiled or serial solve per color: 16 lanes per particle pay off while a color's lanes fit in
-     * what the GPU runs at once (twice its resident threads); beyond that the serial kernel already
-     * fills the GPU and the tiled one only adds reduction work. */
-    {
-        int sms = 0, per_sm = 0;
-        DFM_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->device));
-        DFM_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, b->device));
-        b->tiled_max_count = (int32_t)(2LL * sms * per_sm / DFM_TILE);
-    }
     /* Tet-only eligibility, decided once from static model data (seed sec. 5). */
     b->tet_only = K > 0;
     for (int32_t t = 0; t < T && b->tet_only; ++t)
@@ -380,7 +395,7 @@ extern "C" int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_c
                                                 size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
     free_graph(b); /* its kernel parameters point into the contact buffers */
-    return dfm_cuda_contacts_upload(&b->contacts, desc, b->view.particle_count, b->stream, err, err_size);
+    return dfm_cuda_contacts_upload(&b->contacts, desc, b->view.particle_count, b->sm_count, b->stream, err, err_size);
 }
 
 /// Profiling: marks the start of a timed launch group of `phase` (no-op unless profiling).
@@ -465,7 +480,6 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         a.residual = b->residual;
         a.body_extra = b->body_extra;
         a.deterministic = d->deterministic;
-        a.advance = s;
         int mode = SOLVE_NO_CONTACTS;
         if (contacts) {
             a.view = dfm_cuda_contacts_view(c, s, d->penalty_beta, d->penalty_start, flags);
@@ -507,19 +521,18 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
 }
 
 /// The settings a captured graph depends on (shape data excluded: it is copied before each launch).
-static void step_key(const dfm_cuda_step_desc* d, float key[12]) {
-    key[0] = d->dt;
-    key[1] = d->gravity[0];
-    key[2] = d->gravity[1];
-    key[3] = d->gravity[2];
-    key[4] = (float)d->substeps;
-    key[5] = (float)d->iterations;
-    key[6] = (float)(d->disable_flags & 0xFFFFu);
-    key[7] = (float)(d->disable_flags >> 16);
-    key[8] = (float)d->deterministic;
-    key[9] = d->penalty_beta;
-    key[10] = d->penalty_start;
-    key[11] = 0.0f;
+static dfm_step_key step_key(const dfm_cuda_step_desc* d) {
+    dfm_step_key k;
+    memset(&k, 0, sizeof(k)); /* padding too: keys are compared with memcmp */
+    k.dt = d->dt;
+    memcpy(k.gravity, d->gravity, sizeof(k.gravity));
+    k.substeps = d->substeps;
+    k.iterations = d->iterations;
+    k.disable_flags = d->disable_flags;
+    k.deterministic = d->deterministic;
+    k.penalty_beta = d->penalty_beta;
+    k.penalty_start = d->penalty_start;
+    return k;
 }
 
 extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* d, dfm_cuda_step_results* out,
@@ -532,6 +545,10 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     v.gravity[1] = d->gravity[1];
     v.gravity[2] = d->gravity[2];
     dfm_cuda_contacts* c = &b->contacts;
+    if (c->shape_count > 0 && d->deterministic && !c->deterministic) {
+        snprintf(err, err_size, "deterministic step asked of contact buffers uploaded without deterministic mode");
+        return DFM_ERROR_INVALID_STATE;
+    }
     if (c->shape_count > 0) {
         int32_t old_rt = c->rt_advances, old_counters = c->counter_advances;
         int r = dfm_cuda_contacts_reserve(c, d->substeps, err, err_size);
@@ -554,9 +571,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         int r = enqueue_step(b, v, d, err, err_size);
         if (r) return r;
     } else {
-        float key[12];
-        step_key(d, key);
-        if (b->graph && memcmp(key, b->graph_key, sizeof(key)) != 0) free_graph(b);
+        dfm_step_key key = step_key(d);
+        if (b->graph && memcmp(&key, &b->graph_key, sizeof(key)) != 0) free_graph(b);
         if (!b->graph) {
             /* Capture the step once; replays need no host work beyond one launch. */
             cudaGraph_t g = NULL;
@@ -578,7 +594,7 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
                 snprintf(err, err_size, "cudaGraphInstantiate: %s", cudaGetErrorString(e));
                 return dfm_cuda_result(e);
             }
-            memcpy(b->graph_key, key, sizeof(key));
+            b->graph_key = key;
         }
         DFM_CUDA_TRY(cudaGraphLaunch(b->graph, b->stream));
     }

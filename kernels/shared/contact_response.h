@@ -1,6 +1,7 @@
 /// @file contact_response.h
 /// Force and Hessian of one contact record at the current iterate, its distribution to the
-/// record's corners, the AVBD penalty ramp and the end-of-advance friction-anchor update.
+/// record's corners, the AVBD penalty ramp, the Coulomb friction projection after the iterations and the
+/// initial-guess hint.
 ///
 /// Force law (contact point x = sum w_i x_i, surface point b = body pose * body_point, normal n
 /// lagged from detection, penetration pen = radius + margin - n.(x - b)):

@@ -63,6 +63,7 @@ typedef struct dfm_cuda_contacts_desc {
     const int32_t* cand_edge;
     const int32_t* cand_face;
     int32_t capacity;                    ///< Contact records per advance.
+    int deterministic;                   ///< Allocate the buffers of deterministic mode (world_def.deterministic).
 } dfm_cuda_contacts_desc;
 
 /// (Re)allocates the contact pipeline's device buffers for `desc` (capacities are fixed here,
