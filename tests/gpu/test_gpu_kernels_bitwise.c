@@ -34,10 +34,26 @@ static int pair(const char* what, gcs_setup_fn setup, gcs_drive_fn drive, uint32
     return 0;
 }
 
+/// The soft cube must be tet-only (no triangles or hinges) for the tet-only pair to compare two
+/// different kernels.
+static void check_tet_only_scene(void) {
+    dfm_world* w = dfm_test_world(-9.81f, 4, 10);
+    gcs_scene s;
+    memset(&s, 0, sizeof(s));
+    gcs_soft_cube(w, &s);
+    dfm_world_stats st = dfm_world_stats_init();
+    CHECK_OK(w, dfm_world_get_stats(w, &st));
+    CHECK(st.tet_count > 0 && st.triangle_count == 0 && st.bending_edge_count == 0,
+          "soft cube is not tet-only: %d tets, %d triangles, %d hinges", st.tet_count, st.triangle_count,
+          st.bending_edge_count);
+    dfm_world_destroy(w);
+}
+
 int main(void) {
     if (pair("two particles per warp, cloth (pinch)", gcs_pinch, gcs_pinch_drive, DFM_DISABLE_TWO_PARTICLE_WARPS))
         return 77;
     pair("two particles per warp, tets (soft cube)", gcs_soft_cube, NULL, DFM_DISABLE_TWO_PARTICLE_WARPS);
+    check_tet_only_scene();
     pair("tet-only kernel (soft cube)", gcs_soft_cube, NULL, DFM_DISABLE_TET_KERNEL);
     return dfm_test_finish("test_gpu_kernels_bitwise");
 }
