@@ -94,7 +94,9 @@ int main(int argc, char** argv) {
     MPI_Reduce(&local_particles, &total_particles, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&mine, &total_envs, 1, MPI_INT32_T, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
+    if (rank == 0 && !all_ok) {
+        fprintf(stderr, "mpi_cloth_lift: a rank failed (see above); no figures reported\n");
+    } else if (rank == 0) {
         double env_steps_per_s = max_elapsed > 0.0 ? (double)total_envs * steps / max_elapsed : 0.0;
         printf("| ranks | backend | envs | particles | env-steps/s | ms/env-step | contacts active |\n"
                "|---|---|---|---|---|---|---|\n| %d | %s | %d | %lld | %.1f | %.4f | %lld |\n",

@@ -32,7 +32,7 @@ int main(void) {
             g_scene = scenes[k].scene;
             dfm_world_def def = dfm_world_def_default();
             dfm_test_pick_backend(&def);
-            gcs_run_desc d = {def.backend, 0u, def.deterministic, 1, 150, setup, NULL};
+            gcs_run_desc d = {def.backend, 0u, def.deterministic, 1, 150, setup, NULL, 0};
             gcs_run_result r = gcs_run(d);
             if (r.skipped) return 77;
             double ratio = -r.reaction_z / r.scene.weight;

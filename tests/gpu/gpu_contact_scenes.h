@@ -172,6 +172,7 @@ typedef struct gcs_run_desc {
     int32_t steps;
     gcs_setup_fn setup;
     gcs_drive_fn drive;      ///< May be NULL.
+    int32_t device_index;    ///< CUDA device ordinal (0 when left out of an initializer).
 } gcs_run_desc;
 
 typedef struct gcs_run_result {
@@ -192,6 +193,7 @@ static inline gcs_run_result gcs_run(gcs_run_desc d) {
     def.disable_flags = d.disable_flags;
     def.deterministic = d.deterministic;
     def.environment_count = d.environment_count > 0 ? d.environment_count : 1;
+    def.device_index = d.device_index;
     dfm_world* w = NULL;
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &def, &w);
     if (r != DFM_OK) {

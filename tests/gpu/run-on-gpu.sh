@@ -3,6 +3,11 @@
 # parity tests, compute-sanitizer memcheck and racecheck on a small scene, a short benchmark, and
 # print a compact table last. Logs go to $OUT (or build-gpu/out) when set.
 #   tests/gpu/run-on-gpu.sh [bench envs...]
+# DFM_GPU_PHASES picks phases (default: all): build tests sanitize bench mpi. A later call on a
+# warm machine can skip `build` (the build tree is kept between calls).
+# MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
+# .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
+# it with 1 rank x DFM_MPI_ENVS (default 1024) and, with 2 or more GPUs, 2 ranks x DFM_MPI_ENVS.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -18,16 +23,30 @@ step() { # step NAME COMMAND...: runs, logs to $out/NAME.log, records PASS/FAIL
   if [ $rc -eq 0 ]; then status+=("$name|PASS|$(( $(date +%s) - t0 ))s"); return 0; fi
   status+=("$name|FAIL (rc $rc)|$(( $(date +%s) - t0 ))s"); tail -n 40 "$out/$name.log"; return 1
 }
+phases=" ${DFM_GPU_PHASES:-build tests sanitize bench mpi} "
+has() { [[ "$phases" == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1 || true
-step configure cmake --preset gpu -DDFM_BUILD_SAMPLES=ON || { printf '%s\n' "${status[@]}"; exit 1; }
-step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+mpi_args=()
+if ! command -v mpicc >/dev/null && [ -f "$root/.mpi/openmpi-prefix.tgz" ]; then
+  rm -rf /tmp/dfm-ompi && mkdir -p /tmp/dfm-ompi && tar -C /tmp/dfm-ompi -xzf "$root/.mpi/openmpi-prefix.tgz"
+  export OPAL_PREFIX=/tmp/dfm-ompi/prefix PATH=/tmp/dfm-ompi/prefix/bin:$PATH
+  mpi_args=(-DMPI_C_COMPILER=$OPAL_PREFIX/bin/mpicc -DMPIEXEC_EXECUTABLE=$OPAL_PREFIX/bin/mpiexec)
+fi
+if has build; then
+  step configure cmake --preset gpu -DDFM_BUILD_SAMPLES=ON "${mpi_args[@]}" || { printf '%s\n' "${status[@]}"; exit 1; }
+  step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
+fi
+if has tests; then
 step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' -V
 # The CPU backend's physics tests (label cpu) on the CUDA backend in deterministic mode: their
 # physical assertions, not parity. Informational: tests that are about the CPU itself (thread
 # counts, host bitwise determinism) may legitimately differ.
 DFM_TEST_BACKEND=cuda step cpu_tests_on_gpu ctest --test-dir build-gpu -L cpu -E 'test_threads' --output-on-failure
+fi
 san=$(command -v compute-sanitizer || true)
-if [ -n "$san" ]; then
+if ! has sanitize; then :
+elif [ -n "$san" ]; then
   step memcheck "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
   step racecheck "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
   step memcheck_contacts "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
@@ -35,6 +54,7 @@ if [ -n "$san" ]; then
 else
   status+=("sanitizer|MISSING|-")
 fi
+if has bench; then
 step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
 step gripper_gpu build-gpu/samples/03_gripper_lift --backend auto --every 1000 --out "$out/gripper"
 bench=build-gpu/samples/dfm_bench
@@ -46,15 +66,38 @@ fi
 if [ "${DFM_SCALING:-0}" = 1 ]; then
   step scaling timeout 200 "$bench" --workload both --backend cuda --scaling --json "$out/scaling.json"
 fi
+fi
+mpi_prog=build-gpu/samples/mpi_cloth_lift
+if has mpi && [ -x "$mpi_prog" ]; then
+  mpirun=(mpiexec --allow-run-as-root --oversubscribe --bind-to none)
+  envs=${DFM_MPI_ENVS:-1024}
+  step mpi_cpu_2_ranks ctest --test-dir build-gpu -L mpi --output-on-failure
+  step mpi_1_rank timeout 240 "${mpirun[@]}" -n 1 "$mpi_prog" --envs "$envs" --steps 60 --warmup 10 --backend cuda \
+    --json "$out/mpi_1_rank.json"
+  if [ "$gpus" -ge 2 ]; then
+    step mpi_2_ranks timeout 240 "${mpirun[@]}" -n 2 "$mpi_prog" --envs $((2 * envs)) --steps 60 --warmup 10 \
+      --backend cuda --json "$out/mpi_2_ranks.json"
+  else
+    status+=("mpi_2_ranks|NOT RUN ($gpus GPU)|-")
+  fi
+elif has mpi; then
+  status+=("mpi|NOT BUILT (no MPI: run tests/gpu/fetch-mpi.sh here and carry .mpi)|-")
+fi
 echo
 echo "GPU: $(cat "$out/gpu.txt")"
 grep -h "max |x_gpu\|bitwise\|default vs\|drape: two" "$out/ctest_gpu.log" | sed 's/^[0-9]*: //' || true
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck.log "$out"/racecheck.log 2>/dev/null || true
-cat "$out/bench.log"
+[ -f "$out/bench.log" ] && cat "$out/bench.log"
 tail -n 30 "$out/bench_lift.log" 2>/dev/null || true
+grep -h "^|" "$out"/mpi_1_rank.log "$out"/mpi_2_ranks.log 2>/dev/null | awk '!/^\|(---|ranks)/ || !seen[$0]++' || true
+if [ -f "$out/mpi_1_rank.json" ] && [ -f "$out/mpi_2_ranks.json" ]; then
+  python3 -c 'import json,sys; a,b=(json.load(open(f))["runs"][0]["env_steps_per_s"] for f in sys.argv[1:]); print(f"MPI: 2 ranks / 1 rank env-steps/s = {b/a:.3f}")' \
+    "$out/mpi_1_rank.json" "$out/mpi_2_ranks.json"
+fi
+grep -h "threads, \|NOT RUN" "$out/ctest_gpu.log" 2>/dev/null | sed 's/^[0-9]*: //' || true
 [ -f "$out/attribution.log" ] && tail -n 40 "$out/attribution.log"
 [ -f "$out/scaling.log" ] && grep -a "^|" "$out/scaling.log"
-tail -n 2 "$out/gripper_gpu.log"
+[ -f "$out/gripper_gpu.log" ] && tail -n 2 "$out/gripper_gpu.log"
 echo
 echo "| step | result | time |"
 echo "|---|---|---|"

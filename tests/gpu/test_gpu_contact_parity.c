@@ -24,7 +24,7 @@ typedef struct parity_case {
 } parity_case;
 
 static int compare(const parity_case* pc, int deterministic) {
-    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, deterministic, pc->envs, pc->steps, pc->setup, pc->drive};
+    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, deterministic, pc->envs, pc->steps, pc->setup, pc->drive, 0};
     gcs_run_result gpu = gcs_run(d);
     if (gpu.skipped) return 1;
     d.backend = DFM_BACKEND_CPU;

@@ -14,7 +14,7 @@ static int bitwise_equal(const gcs_run_result* a, const gcs_run_result* b) {
 }
 
 int main(void) {
-    gcs_run_desc pinch = {DFM_BACKEND_CUDA, 0u, 1, 1, 110, gcs_pinch, gcs_pinch_drive};
+    gcs_run_desc pinch = {DFM_BACKEND_CUDA, 0u, 1, 1, 110, gcs_pinch, gcs_pinch_drive, 0};
     gcs_run_result a = gcs_run(pinch);
     if (a.skipped) return 77;
     gcs_run_result b = gcs_run(pinch);
@@ -36,7 +36,7 @@ int main(void) {
     for (int k = 0; k < 3; ++k) dc = fmax(dc, fabs(ga[k] - gf[k]) / a.scene.size);
     printf("default vs deterministic mode: max diff %.3g, centroid %.3g of the scene size\n", rel, dc);
     CHECK(dc < 0.02, "default mode's centroid strays %.3g of the scene size from deterministic mode's", dc);
-    gcs_run_desc drape = {DFM_BACKEND_CUDA, 0u, 1, 1, 100, gcs_sphere_box, NULL};
+    gcs_run_desc drape = {DFM_BACKEND_CUDA, 0u, 1, 1, 100, gcs_sphere_box, NULL, 0};
     gcs_run_result c = gcs_run(drape), c2 = gcs_run(drape);
     CHECK(bitwise_equal(&c, &c2), "deterministic drape: two runs differ by %.3g m", gcs_max_diff(&c, &c2));
     printf("deterministic sphere + box drape: two runs max diff %.3g m\n", gcs_max_diff(&c, &c2));

@@ -12,7 +12,7 @@ static int equal(const gcs_run_result* a, const gcs_run_result* b) {
 }
 
 static int pair(const char* what, gcs_setup_fn setup, gcs_drive_fn drive, uint32_t flag) {
-    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, 1, 60, setup, drive};
+    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, 1, 60, setup, drive, 0};
     gcs_run_result a = gcs_run(d);
     if (a.skipped) return 1;
     d.disable_flags = flag;
