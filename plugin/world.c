@@ -50,6 +50,10 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
                         "world_def.deterministic needs the shape sort (its per-shape reductions run over records "
                         "grouped by shape); clear DFM_DISABLE_SHAPE_SORT");
+    if (d->deterministic && d->backend != DFM_BACKEND_CPU && (d->disable_flags & DFM_DISABLE_CONTACT_LISTS))
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "world_def.deterministic needs the contact lists (the legacy scatter sums contact forces "
+                        "with float atomics on CUDA, in varying order); clear DFM_DISABLE_CONTACT_LISTS");
     if (d->cpu_threads < 0)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
     return DFM_OK;

@@ -244,31 +244,34 @@ __global__ void wrench_atomic_kernel(dfm_contact_view c, const float* d, const f
     }
 }
 
-/// Deterministic, 1: each record's wrench, and the bounds of each shape's run of records
-/// (records are in candidate order, which the shape sort groups by shape).
+/// Deterministic, 1: each record's wrench, and the bounds of each (kind, shape) run of records.
+/// Records are in candidate order: particle, then edge, then face candidates, each kind sorted by
+/// shape, so a shape has up to three runs, one per kind (index kind * shapes + shape).
 __global__ void wrench_store_kernel(dfm_contact_view c, const float* d, const float* node_part, float* wrench,
-                                    int32_t* shape_begin, int32_t* shape_end) {
+                                    int32_t shapes, int32_t* run_begin, int32_t* run_end) {
     int32_t n = active_records(c);
     for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
         dfm_v3 fp, fr, tr;
         dfm_contact_record_wrench(&c, d, node_part, k, &fp, &fr, &tr);
         dfm_v3_store(fr, wrench + 6 * k);
         dfm_v3_store(tr, wrench + 6 * k + 3);
-        int32_t s = c.shape[k];
-        if (k == 0 || c.shape[k - 1] != s) shape_begin[s] = k;
-        if (k == n - 1 || c.shape[k + 1] != s) shape_end[s] = k + 1;
+        int32_t s = c.shape[k], kind = dfm_contact_kind_index(&c, k), run = kind * shapes + s;
+        if (k == 0 || c.shape[k - 1] != s || dfm_contact_kind_index(&c, k - 1) != kind) run_begin[run] = k;
+        if (k == n - 1 || c.shape[k + 1] != s || dfm_contact_kind_index(&c, k + 1) != kind) run_end[run] = k + 1;
     }
 }
 
-/// Deterministic, 2: one thread per shape sums its run in record order (the CPU's order).
-__global__ void shape_sum_kernel(int32_t shapes, const int32_t* shape_begin, const int32_t* shape_end,
-                                 const float* wrench, float h, double* shape_impulse) {
+/// Deterministic, 2: one thread per shape sums its particle, edge and face runs in that order,
+/// which is the order of its records in the CPU's serial record loop (bitwise the CPU's sum).
+__global__ void shape_sum_kernel(int32_t shapes, const int32_t* run_begin, const int32_t* run_end, const float* wrench,
+                                 float h, double* shape_impulse) {
     int32_t s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= shapes) return;
     double acc[6];
     for (int a = 0; a < 6; ++a) acc[a] = shape_impulse[6 * s + a];
-    for (int32_t k = shape_begin[s]; k < shape_end[s]; ++k)
-        for (int a = 0; a < 6; ++a) acc[a] += (double)wrench[6 * k + a] * h;
+    for (int kind = 0; kind < 3; ++kind)
+        for (int32_t k = run_begin[kind * shapes + s]; k < run_end[kind * shapes + s]; ++k)
+            for (int a = 0; a < 6; ++a) acc[a] += (double)wrench[6 * k + a] * h;
     for (int a = 0; a < 6; ++a) shape_impulse[6 * s + a] = acc[a];
 }
 
@@ -374,8 +377,8 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
         e = e ? e : dev_alloc(c, &c->list_fill, n, NULL, st, err, err_size);
         e = e ? e : dev_alloc(c, &c->list_items, 3 * cap, NULL, st, err, err_size);
         e = e ? e : dev_alloc(c, &c->record_wrench, 6 * cap, NULL, st, err, err_size);
-        e = e ? e : dev_alloc(c, &c->shape_begin, S, NULL, st, err, err_size);
-        e = e ? e : dev_alloc(c, &c->shape_end, S, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->shape_begin, 3 * (int64_t)S, NULL, st, err, err_size);
+        e = e ? e : dev_alloc(c, &c->shape_end, 3 * (int64_t)S, NULL, st, err, err_size);
     }
     e = e ? e : dev_alloc(c, &c->acc_f, 3 * n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->acc_H, 9 * n, NULL, st, err, err_size);
@@ -579,10 +582,10 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
     if (!a->deterministic) {
         wrench_atomic_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, a->vbd.h, c->shape_impulse, full);
     } else {
-        DFM_CUDA_TRY(cudaMemsetAsync(c->shape_begin, 0, (size_t)c->shape_count * sizeof(int32_t), st));
-        DFM_CUDA_TRY(cudaMemsetAsync(c->shape_end, 0, (size_t)c->shape_count * sizeof(int32_t), st));
+        DFM_CUDA_TRY(cudaMemsetAsync(c->shape_begin, 0, 3u * (size_t)c->shape_count * sizeof(int32_t), st));
+        DFM_CUDA_TRY(cudaMemsetAsync(c->shape_end, 0, 3u * (size_t)c->shape_count * sizeof(int32_t), st));
         wrench_store_kernel<<<c->prefix_blocks, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, c->record_wrench,
-                                                                c->shape_begin, c->shape_end);
+                                                                c->shape_count, c->shape_begin, c->shape_end);
         shape_sum_kernel<<<blocks_for(c->shape_count), BLOCK, 0, st>>>(c->shape_count, c->shape_begin, c->shape_end,
                                                                        c->record_wrench, a->vbd.h, c->shape_impulse);
     }

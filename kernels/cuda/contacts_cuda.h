@@ -37,7 +37,7 @@ struct dfm_cuda_contacts {
     int32_t *head, *next;
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
     float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;
-    int32_t *shape_begin, *shape_end;
+    int32_t *shape_begin, *shape_end; ///< Deterministic: bounds of the (kind, shape) record runs, [3][shapes].
     /* results */
     int32_t* counters;              ///< [advances] emitted per advance, then kinds[3], max penetration bits.
     int32_t counter_advances;

@@ -142,7 +142,9 @@ int main(void) {
         }
         CHECK(g1.st.active > 0 && s1.st.active > 0, "%s: no contacts at the end", cs_scene_name(kind));
         CHECK(det_g, "%s: the gather path is not bitwise repeatable", cs_scene_name(kind));
-        CHECK(det_s, "%s: the scatter path is not bitwise repeatable", cs_scene_name(kind));
+        /* On CUDA the legacy scatter sums with float atomics (not deterministic; deterministic mode
+           rejects it), so its repeatability is a CPU property only. */
+        if (!dfm_test_on_cuda()) CHECK(det_s, "%s: the scatter path is not bitwise repeatable", cs_scene_name(kind));
         free_run(&g1);
         free_run(&g2);
         free_run(&s1);

@@ -26,6 +26,11 @@ int main(void) {
     r = dfm_world_create(DFM_ABI_VERSION, &def, &bad);
     CHECK(r == DFM_ERROR_UNSUPPORTED && bad == NULL, "deterministic without shape sort gave %s", dfm_result_string(r));
     CHECK(strstr(dfm_world_last_error(NULL), "shape sort") != NULL, "message: %s", dfm_world_last_error(NULL));
+    def.disable_flags = DFM_DISABLE_CONTACT_LISTS;
+    r = dfm_world_create(DFM_ABI_VERSION, &def, &bad);
+    CHECK(r == DFM_ERROR_UNSUPPORTED && bad == NULL, "deterministic with the scatter gave %s", dfm_result_string(r));
+    CHECK(strstr(dfm_world_last_error(NULL), "contact lists") != NULL, "message: %s", dfm_world_last_error(NULL));
+    def.disable_flags = 0u;
 
     gpu_scene_hanging_cloths(w, 1, 8);
     dfm_shape_def sd = dfm_shape_def_default();

@@ -44,17 +44,22 @@ static inline int dfm_test_finish(const char* name) {
     return 0;
 }
 
-/// Creates a world (CPU unless DFM_TEST_BACKEND=cuda) with the given gravity z, substeps and iterations (exits on failure).
 /// The backend the physics tests run on: the CPU, or with DFM_TEST_BACKEND=cuda the CUDA backend
-/// in deterministic mode (the GPU machine runs the CPU physics tests that way; see
-/// tests/gpu/run-on-gpu.sh).
+/// in deterministic mode, or with DFM_TEST_BACKEND=cuda-default in default mode (the GPU machine
+/// runs the CPU physics tests that way; see tests/gpu/run-on-gpu.sh).
 static inline void dfm_test_pick_backend(dfm_world_def* def) {
     const char* b = getenv("DFM_TEST_BACKEND");
     def->backend = DFM_BACKEND_CPU;
-    if (b && strcmp(b, "cuda") == 0) {
+    if (b && strncmp(b, "cuda", 4) == 0) {
         def->backend = DFM_BACKEND_CUDA;
-        def->deterministic = 1;
+        def->deterministic = strcmp(b, "cuda-default") != 0;
     }
+}
+
+/// Whether DFM_TEST_BACKEND asks for the CUDA backend.
+static inline int dfm_test_on_cuda(void) {
+    const char* b = getenv("DFM_TEST_BACKEND");
+    return b && strncmp(b, "cuda", 4) == 0;
 }
 
 /// Creates a world from `def`; exits 77 (skipped) when DFM_TEST_BACKEND asks for a CUDA device
@@ -73,6 +78,7 @@ static inline dfm_world* dfm_test_create(const dfm_world_def* def) {
     return w;
 }
 
+/// Creates a world (CPU unless DFM_TEST_BACKEND=cuda) with the given gravity z, substeps and iterations (exits on failure).
 static inline dfm_world* dfm_test_world(float gz, int substeps, int iterations) {
     dfm_world_def def = dfm_world_def_default();
     def.gravity[2] = gz;

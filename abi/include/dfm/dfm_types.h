@@ -46,7 +46,8 @@ typedef struct dfm_world_def {
     float contact_penalty_start; ///< Initial penalty (N/m) when the ramp is on. Default 1000.
     int32_t deterministic;    ///< CUDA: 1 = bitwise reproducible runs on the same GPU (contact records in
                               ///< candidate order, lists by a counting sort, ordered reductions; needs
-                              ///< the shape sort). The CPU backend is always deterministic. Default 0.
+                              ///< the shape sort and the contact lists, else creation fails with
+                              ///< DFM_ERROR_UNSUPPORTED). The CPU backend is always deterministic. Default 0.
     void* cuda_stream;        ///< CUDA: a cudaStream_t of the host's on device_index that dfm enqueues its
                               ///< work on (dfm synchronizes it at the end of each step); NULL = a stream
                               ///< of dfm's own. Default NULL.
