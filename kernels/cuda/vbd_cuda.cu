@@ -51,6 +51,7 @@ struct dfm_cuda_backend {
     int tet_only;              ///< The model has tets and no active triangle or hinge material.
     int32_t sm_count;          ///< Multiprocessors of the device (read once at creation).
     int32_t tiled_max_count;   ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
+    int32_t solve_block;       ///< Threads per block of the per-color solve kernels (both variants).
     int64_t model_bytes;       ///< Device memory of the model mirror, bytes.
     int profiling;             ///< Time each launch group with CUDA events (eager steps).
     cudaEvent_t* events;       ///< Profiling pool: 2 per timed group.
@@ -253,6 +254,30 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
         }
         b->sm_count = sms;
         b->tiled_max_count = (int32_t)(2LL * sms * per_sm / DFM_TILE);
+        /* Measurement knobs (docs/perf.md, "block size and tiled threshold"): the solve's block
+         * size and the tiled/serial threshold can be overridden for sweeps; out-of-range values
+         * are refused so that a typo cannot silently change what is measured. */
+        b->solve_block = DFM_CUDA_BLOCK;
+        const char* blk = getenv("DFM_CUDA_SOLVE_BLOCK");
+        if (blk) {
+            long v = strtol(blk, NULL, 10);
+            if (v < 32 || v > 1024 || v % 32 != 0) {
+                snprintf(err, err_size, "DFM_CUDA_SOLVE_BLOCK=%s: must be a multiple of 32 in [32, 1024]", blk);
+                free(b);
+                return DFM_ERROR_INVALID_VALUE;
+            }
+            b->solve_block = (int32_t)v;
+        }
+        const char* thr = getenv("DFM_CUDA_TILED_MAX");
+        if (thr) {
+            long v = strtol(thr, NULL, 10);
+            if (v < 0 || v > INT32_MAX) {
+                snprintf(err, err_size, "DFM_CUDA_TILED_MAX=%s: must be a particle count >= 0", thr);
+                free(b);
+                return DFM_ERROR_INVALID_VALUE;
+            }
+            b->tiled_max_count = (int32_t)v;
+        }
     }
     if (stream) {
         b->stream = (cudaStream_t)stream;
@@ -443,19 +468,19 @@ static int launch_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode
                         int32_t count, char* err, size_t err_size) {
     dfm_cuda_contacts* c = &b->contacts;
     if (count > b->tiled_max_count) {
-        solve_color_serial_kernel<<<grid_for(count), DFM_CUDA_BLOCK, 0, b->stream>>>(
+        solve_color_serial_kernel<<<(unsigned)((count + b->solve_block - 1) / b->solve_block), b->solve_block, 0, b->stream>>>(
             a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles + begin, count);
         DFM_CUDA_TRY(cudaGetLastError());
         return 0;
     }
     const int two = !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
     const int64_t threads = two ? (int64_t)(count + 1) / 2 * 32 : (int64_t)count * 32;
-    const unsigned grid = (unsigned)((threads + DFM_CUDA_BLOCK - 1) / DFM_CUDA_BLOCK);
+    const unsigned grid = (unsigned)((threads + b->solve_block - 1) / b->solve_block);
     if (b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL))
-        solve_color_tiled_kernel<1><<<grid, DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
+        solve_color_tiled_kernel<1><<<grid, b->solve_block, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
                                                                            b->color_particles + begin, count, two);
     else
-        solve_color_tiled_kernel<0><<<grid, DFM_CUDA_BLOCK, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
+        solve_color_tiled_kernel<0><<<grid, b->solve_block, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
                                                                            b->color_particles + begin, count, two);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;

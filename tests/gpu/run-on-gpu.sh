@@ -3,7 +3,8 @@
 # parity tests, compute-sanitizer memcheck and racecheck on a small scene, a short benchmark, and
 # print a compact table last. Logs go to $OUT (or build-gpu/out) when set.
 #   tests/gpu/run-on-gpu.sh [bench envs...]
-# DFM_GPU_PHASES picks phases (default: all): build tests sanitize bench mpi. A later call on a
+# DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sweep` adds the solve's
+# block-size sweep and the tiled/serial threshold check, docs/perf.md). A later call on a
 # warm machine can skip `build` (the build tree is kept between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -67,6 +68,20 @@ if [ "${DFM_SCALING:-0}" = 1 ]; then
   step scaling timeout 200 "$bench" --workload both --backend cuda --scaling --json "$out/scaling.json"
 fi
 fi
+if has sweep; then
+  bench=build-gpu/samples/dfm_bench
+  for blk in 64 128 256 512; do
+    DFM_CUDA_SOLVE_BLOCK=$blk step "sweep_block_$blk" timeout 150 "$bench" --workload both --envs 1024 --backend cuda \
+      --quiet --json "$out/sweep_block_$blk.json"
+  done
+  for envs in 16 64 256 1024; do
+    for mode in serial tiled; do
+      thr=0; [ "$mode" = tiled ] && thr=2147483647
+      DFM_CUDA_TILED_MAX=$thr step "sweep_${mode}_$envs" timeout 150 "$bench" --workload both --envs "$envs" \
+        --backend cuda --quiet --json "$out/sweep_${mode}_$envs.json"
+    done
+  done
+fi
 mpi_prog=build-gpu/samples/mpi_cloth_lift
 if has mpi && [ -x "$mpi_prog" ]; then
   mpirun=(mpiexec --allow-run-as-root --oversubscribe --bind-to none)
@@ -93,6 +108,21 @@ grep -h "^|" "$out"/mpi_1_rank.log "$out"/mpi_2_ranks.log 2>/dev/null | awk '!/^
 if [ -f "$out/mpi_1_rank.json" ] && [ -f "$out/mpi_2_ranks.json" ]; then
   python3 -c 'import json,sys; a,b=(json.load(open(f))["runs"][0]["env_steps_per_s"] for f in sys.argv[1:]); print(f"MPI: 2 ranks / 1 rank env-steps/s = {b/a:.3f}")' \
     "$out/mpi_1_rank.json" "$out/mpi_2_ranks.json"
+fi
+if ls "$out"/sweep_*.json >/dev/null 2>&1; then
+  python3 - "$out" <<'PY'
+import glob, json, os, sys
+rows = {}
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "sweep_*.json"))):
+    name = os.path.basename(f)[6:-5]
+    for r in json.load(open(f))["runs"]:
+        rows.setdefault((r["workload"], r["envs"]), {})[name] = r["env_steps_per_s"]
+print("| workload | envs | setting | env-steps/s |")
+print("|---|---|---|---|")
+for (wl, envs), d in sorted(rows.items()):
+    for name, v in sorted(d.items()):
+        print(f"| {wl} | {envs} | {name} | {v:.1f} |")
+PY
 fi
 grep -h "threads, \|NOT RUN" "$out/ctest_gpu.log" 2>/dev/null | sed 's/^[0-9]*: //' || true
 [ -f "$out/attribution.log" ] && tail -n 40 "$out/attribution.log"
