@@ -12,8 +12,11 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-out=${OUT:-$root/build-gpu/out}/logs
+# Logs are written outside $OUT and packed into $OUT/gpu-logs.tgz after every step (the device
+# tool returns a few files only, and nothing that a killed run left unpacked).
+if [ -n "${OUT:-}" ]; then out=/tmp/dfm-gpu-logs/logs; rm -rf "$out"; else out=$root/build-gpu/out/logs; fi
 mkdir -p "$out"
+pack() { if [ -n "${OUT:-}" ]; then tar -C "$(dirname "$out")" -czf "$OUT/gpu-logs.tgz" logs; fi; }
 export PATH=/usr/local/cuda/bin:$PATH
 status=()
 step() { # step NAME COMMAND...: runs, logs to $out/NAME.log, records PASS/FAIL
@@ -21,6 +24,7 @@ step() { # step NAME COMMAND...: runs, logs to $out/NAME.log, records PASS/FAIL
   local t0=$(date +%s)
   "$@" >"$out/$name.log" 2>&1
   local rc=$?
+  pack
   if [ $rc -eq 0 ]; then status+=("$name|PASS|$(( $(date +%s) - t0 ))s"); return 0; fi
   status+=("$name|FAIL (rc $rc)|$(( $(date +%s) - t0 ))s"); tail -n 40 "$out/$name.log"; return 1
 }
@@ -72,13 +76,13 @@ if has sweep; then
   bench=build-gpu/samples/dfm_bench
   for blk in 64 128 256 512; do
     DFM_CUDA_SOLVE_BLOCK=$blk step "sweep_block_$blk" timeout 150 "$bench" --workload both --envs 1024 --backend cuda \
-      --quiet --json "$out/sweep_block_$blk.json"
+      --windows 3 --quiet --json "$out/sweep_block_$blk.json"
   done
-  for envs in 16 64 256 1024; do
+  for envs in 16 64 256; do
     for mode in serial tiled; do
       thr=0; [ "$mode" = tiled ] && thr=2147483647
       DFM_CUDA_TILED_MAX=$thr step "sweep_${mode}_$envs" timeout 150 "$bench" --workload both --envs "$envs" \
-        --backend cuda --quiet --json "$out/sweep_${mode}_$envs.json"
+        --backend cuda --windows 3 --quiet --json "$out/sweep_${mode}_$envs.json"
     done
   done
 fi
@@ -132,5 +136,4 @@ echo
 echo "| step | result | time |"
 echo "|---|---|---|"
 for s in "${status[@]}"; do echo "| ${s//|/ | } |"; done
-# One archive instead of many files (the device tool returns a limited number of files).
-if [ -n "${OUT:-}" ]; then tar -C "$OUT" -czf "$OUT/gpu-logs.tgz" logs && rm -rf "$OUT/logs"; fi
+pack
