@@ -62,20 +62,20 @@ __global__ void detect_face_kernel(dfm_contact_view c, dfm_detect_input in) {
     dfm_detect_face(&c, &in, k);
 }
 
-/// Deterministic compaction, 1: flag of each candidate that produced a stored record.
-__global__ void flag_kernel(const int32_t* cand_record, int32_t* flag, int64_t total, int32_t capacity) {
+/// Deterministic compaction, 1: flag of each candidate that produced a record (the scratch
+/// records hold one per candidate, so none is lost before the scan picks the first `capacity`).
+__global__ void flag_kernel(const int32_t* cand_record, int32_t* flag, int64_t total) {
     int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= total) return;
-    int32_t k = cand_record[g];
-    flag[g] = k >= 0 && k < capacity;
+    flag[g] = cand_record[g] >= 0;
 }
 
 /// Deterministic compaction, 2: record of candidate g moves to slot[g] (candidate order, the
-/// CPU's order).
+/// CPU's order); on overflow the first `capacity` in candidate order are kept, as on the CPU.
 __global__ void permute_kernel(const int32_t* cand_record, const int32_t* flag, const int32_t* slot, int64_t total,
-                               dfm_cuda_records src, dfm_cuda_records dst) {
+                               int32_t capacity, dfm_cuda_records src, dfm_cuda_records dst) {
     int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= total || !flag[g]) return;
+    if (g >= total || !flag[g] || slot[g] >= capacity) return;
     int32_t k = cand_record[g], j = slot[g];
     for (int a = 0; a < 3; ++a) {
         dst.corners[3 * j + a] = src.corners[3 * k + a];
@@ -367,8 +367,14 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     c->deterministic = d->deterministic;
     if (d->deterministic) {
         /* Only deterministic mode compacts, sorts lists and sums per shape in order (about half of
-         * the contact memory at capacity = all candidates). */
-        e = e ? e : alloc_records(c, &c->raw, cap, st, err, err_size);
+         * the contact memory at capacity = all candidates). Its scratch records hold one per
+         * candidate pair whatever the capacity, so that an overflow keeps the first `capacity`
+         * records in candidate order (as the CPU does) rather than the first to win an atomic. */
+        if (!e && T > INT32_MAX) {
+            snprintf(err, err_size, "deterministic mode: %lld candidate pairs exceed 2^31 - 1", (long long)T);
+            e = DFM_ERROR_CAPACITY;
+        }
+        e = e ? e : alloc_records(c, &c->raw, T, st, err, err_size);
         e = e ? e : dev_alloc(c, &c->cand_record, T, NULL, st, err, err_size);
         e = e ? e : dev_alloc(c, &c->cand_flag, T, NULL, st, err, err_size);
         e = e ? e : dev_alloc(c, &c->cand_slot, T, NULL, st, err, err_size);
@@ -496,18 +502,19 @@ int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cu
         dv.pen0 = c->raw.pen0;
         dv.penalty = c->raw.penalty;
         dv.cand_record = c->cand_record;
+        dv.capacity = (int32_t)c->cand_total; /* one scratch record per candidate */
     }
     if (v.cand_particle_count > 0) detect_particle_kernel<<<blocks_for(v.cand_particle_count), BLOCK, 0, st>>>(dv, in);
     if (v.cand_edge_count > 0) detect_edge_kernel<<<blocks_for(v.cand_edge_count), BLOCK, 0, st>>>(dv, in);
     if (v.cand_face_count > 0) detect_face_kernel<<<blocks_for(v.cand_face_count), BLOCK, 0, st>>>(dv, in);
     DFM_CUDA_TRY(cudaGetLastError());
     if (a->deterministic && c->cand_total > 0) {
-        flag_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_total, c->capacity);
+        flag_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_total);
         DFM_CUDA_TRY(cudaGetLastError());
         size_t bytes = c->scan_temp_bytes;
         DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->cand_flag, c->cand_slot, (int)c->cand_total, st));
         permute_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_slot,
-                                                                     c->cand_total, c->raw, c->rec);
+                                                                     c->cand_total, c->capacity, c->raw, c->rec);
         DFM_CUDA_TRY(cudaGetLastError());
     }
     return 0;

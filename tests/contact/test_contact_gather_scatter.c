@@ -128,7 +128,11 @@ int main(void) {
                cs_scene_name(kind), dmax, compare - 1, dstep, dcom, g1.st.active, s1.st.active, g1.st.particle_contacts,
                s1.st.particle_contacts, g1.st.edge_contacts, s1.st.edge_contacts, g1.st.face_contacts,
                s1.st.face_contacts, det_g, det_s, lo, hi);
-        CHECK(dmax < TOL_POS, "%s: gather and scatter differ by %.3e m (step %d)", cs_scene_name(kind), dmax, dstep);
+        /* On CUDA the scatter runs in default mode (atomic record slots and sums; deterministic mode
+           rejects it) against the deterministic gather: in the chaotic drape their different
+           summation orders grow like the 1e-9 m perturbation below, so there the bound is 1 mm. */
+        const float tol = chaotic && dfm_test_on_cuda() ? 1e-3f : TOL_POS;
+        CHECK(dmax < tol, "%s: gather and scatter differ by %.3e m (step %d)", cs_scene_name(kind), dmax, dstep);
         if (chaotic) {
             gs_run p = run(kind, 0u, 1e-9f);
             int pstep;
