@@ -38,6 +38,9 @@ struct dfm_cuda_contacts {
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
     float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;
     int32_t *shape_begin, *shape_end; ///< Deterministic: bounds of the (kind, shape) record runs, [3][shapes].
+    int32_t *run_chunks, *chunk_offset; ///< Deterministic: chunks per run and their exclusive scan, [3 shapes + 1].
+    double* chunk_sum;                ///< Deterministic: 6 wrench-impulse sums per chunk.
+    int64_t chunk_capacity;           ///< Chunks that chunk_sum holds (capacity / chunk + 3 shapes).
     /* results */
     int32_t* counters;              ///< [advances] emitted per advance, then kinds[3], max penetration bits.
     int32_t counter_advances;
@@ -46,8 +49,8 @@ struct dfm_cuda_contacts {
     size_t scan_temp_bytes;
     int32_t prefix_blocks;          ///< Fixed grid of the grid-stride passes over the active prefix.
     int64_t device_bytes;           ///< Device memory held, bytes.
-    void* allocations[96];
-    int allocation_count;
+    void** allocations;             ///< Every cudaMalloc of the pipeline (grown on the host as needed).
+    int allocation_count, allocation_capacity;
 };
 
 /// Everything one advance's contact passes need.

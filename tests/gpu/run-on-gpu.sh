@@ -74,11 +74,11 @@ fi
 fi
 if has sweep; then
   bench=build-gpu/samples/dfm_bench
-  for blk in 64 128 256 512; do
+  for blk in ${DFM_SWEEP_BLOCKS-64 128 256 512}; do
     DFM_CUDA_SOLVE_BLOCK=$blk step "sweep_block_$blk" timeout 150 "$bench" --workload both --envs 1024 --backend cuda \
       --windows 3 --quiet --json "$out/sweep_block_$blk.json"
   done
-  for envs in 16 64 256; do
+  for envs in ${DFM_SWEEP_ENVS-16 64 256}; do
     for mode in serial tiled; do
       thr=0; [ "$mode" = tiled ] && thr=2147483647
       DFM_CUDA_TILED_MAX=$thr step "sweep_${mode}_$envs" timeout 150 "$bench" --workload both --envs "$envs" \
