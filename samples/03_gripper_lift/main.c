@@ -8,7 +8,10 @@
 /// pad OBJ frames and prints a summary; exits non-zero unless the cloth followed the pads during
 /// the hold (or, with --mu 0, unless it fell).
 ///
-/// Usage: 03_gripper_lift [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|auto]
+/// Usage: 03_gripper_lift [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|cuda|auto]
+///        [--deterministic] [--squeeze MM]
+/// --squeeze: how far each pad presses past the cloth surface, mm (default a tenth of the cloth's
+/// contact radius: 0.2 mm).
 #include <dfm/dfm.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,26 +45,33 @@ int main(int argc, char** argv) {
     int res = 16, every = 15;
     float mu = 0.8f;
     const char* out = "out/03_gripper_lift";
-    int backend = DFM_BACKEND_AUTO;
+    int backend = DFM_BACKEND_AUTO, deterministic = 0;
+    float squeeze_mm = -1.0f; /* < 0: a tenth of the contact radius */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--mu") && i + 1 < argc) mu = (float)atof(argv[++i]);
         else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--squeeze") && i + 1 < argc) squeeze_mm = (float)atof(argv[++i]);
+        else if (!strcmp(argv[i], "--deterministic")) deterministic = 1;
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
-            backend = !strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : DFM_BACKEND_AUTO;
+            backend = !strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : !strcmp(argv[i], "cuda") ? DFM_BACKEND_CUDA : DFM_BACKEND_AUTO;
         } else {
-            fprintf(stderr, "usage: %s [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|auto]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|cuda|auto] [--deterministic] "
+                    "[--squeeze MM]\n",
+                    argv[0]);
             return 2;
         }
     }
-    if (res < 4 || every < 1 || !(mu >= 0.0f)) {
-        fprintf(stderr, "need res >= 4, every >= 1, mu >= 0\n");
+    if (res < 4 || every < 1 || !(mu >= 0.0f) || !(squeeze_mm < 20.0f)) {
+        fprintf(stderr, "need res >= 4, every >= 1, mu >= 0, squeeze < 20 mm\n");
         return 2;
     }
     dfm_world_def wd = dfm_world_def_default();
     wd.backend = backend;
+    wd.deterministic = deterministic;
     wd.substeps = 5;
     wd.iterations = 10;
     wd.log_fn = dfm_sample_log;
@@ -99,7 +109,8 @@ int main(int argc, char** argv) {
     double worst_follow = 0, hold_dz0 = 0, hold_slide = 0, lift_cz0 = 0, hold_end_cz = 0, end_cz = 0;
     int32_t on_table = 0, draped = 0;
     float strip_x = edge + cd.contact_radius;
-    const float squeeze = 0.1f * cd.contact_radius; /* each pad presses 1 mm past the cloth surface */
+    /* each pad presses this far past the cloth surface, m */
+    const float squeeze = squeeze_mm >= 0.0f ? 1e-3f * squeeze_mm : 0.1f * cd.contact_radius;
     const float pull = 0.3f, lift = 0.3f;
     float closed[2] = {pad_x[0], pad_x[1]};
     int written = 0;

@@ -4,7 +4,8 @@
 # print a compact table last. Logs go to $OUT (or build-gpu/out) when set.
 #   tests/gpu/run-on-gpu.sh [bench envs...]
 # DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sweep` adds the solve's
-# block-size sweep and the tiled/serial threshold check, docs/perf.md). A later call on a
+# block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
+# CUDA several times per setting and counts how often the cloth is held). A later call on a
 # warm machine can skip `build` (the build tree is kept between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -86,6 +87,20 @@ if has sweep; then
     done
   done
 fi
+if has grip; then
+  g03=build-gpu/samples/03_gripper_lift
+  for setting in "default|" "squeeze_1mm|--squeeze 1" "deterministic|--deterministic"; do
+    name=${setting%%|*}; args=${setting#*|}; runs=${DFM_GRIP_RUNS:-4}
+    [ "$name" = deterministic ] && runs=2
+    held=0
+    for i in $(seq "$runs"); do
+      # shellcheck disable=SC2086
+      "$g03" --backend cuda --every 1000 --out "$out/grip" $args > "$out/grip_${name}_$i.log" 2>&1 && held=$((held + 1))
+    done
+    status+=("grip_$name|held $held of $runs|-")
+    pack
+  done
+fi
 mpi_prog=build-gpu/samples/mpi_cloth_lift
 if has mpi && [ -x "$mpi_prog" ]; then
   mpirun=(mpiexec --allow-run-as-root --oversubscribe --bind-to none)
@@ -132,6 +147,7 @@ grep -h "threads, \|NOT RUN" "$out/ctest_gpu.log" 2>/dev/null | sed 's/^[0-9]*: 
 [ -f "$out/attribution.log" ] && tail -n 40 "$out/attribution.log"
 [ -f "$out/scaling.log" ] && grep -a "^|" "$out/scaling.log"
 [ -f "$out/gripper_gpu.log" ] && tail -n 2 "$out/gripper_gpu.log"
+ls "$out"/grip_*.log >/dev/null 2>&1 && for f in "$out"/grip_*.log; do echo "$(basename "$f" .log): $(tail -n 1 "$f" | sed 's/.*during the 2 s hold/hold/; s/; 0 contact.*;/;/')"; done
 echo
 echo "| step | result | time |"
 echo "|---|---|---|"
