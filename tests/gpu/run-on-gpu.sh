@@ -89,7 +89,8 @@ if has sweep; then
 fi
 if has grip; then
   g03=build-gpu/samples/03_gripper_lift
-  for setting in "default|" "squeeze_1mm|--squeeze 1" "deterministic|--deterministic"; do
+  IFS=';' read -r -a settings <<< "${DFM_GRIP_SETTINGS:-default|;squeeze_2mm|--squeeze 2;deterministic|--deterministic}"
+  for setting in "${settings[@]}"; do
     name=${setting%%|*}; args=${setting#*|}; runs=${DFM_GRIP_RUNS:-4}
     [ "$name" = deterministic ] && runs=2
     held=0
