@@ -62,7 +62,7 @@ dfm_result gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int 
     t->triangles = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)t->triangle_count);
     if (!t->positions || !t->triangles) return DFM_ERROR_OUT_OF_HOST_MEMORY;
     dfm_cloth_def cd = dfm_cloth_def_default();
-    const float size = 0.3f, overhang = 0.22f;
+    const float size = 0.3f, overhang = 0.15f;
     const float origin[3] = {GRIPPER_TABLE_EDGE + overhang - size, -0.5f * size, cd.contact_radius};
     const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
     dfm_cloth_grid_generate(res, res, origin, au, av, t->positions, t->triangles);

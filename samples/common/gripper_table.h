@@ -1,7 +1,7 @@
 /// @file gripper_table.h
 /// The pure-ABI gripper scene shared by samples 03 (gripper lift) and 05 (solver swap): a table
 /// slab (top at z = 0, edge at x = GRIPPER_TABLE_EDGE), optionally its narrower base, two box pads
-/// waiting open at the pinch height, and a 0.3 m cloth lying on the slab with 22 cm hanging over
+/// waiting open at the pinch height, and a 0.3 m cloth lying on the slab with 15 cm hanging over
 /// its edge. World frame, metres, z up.
 #ifndef DFM_GRIPPER_TABLE_H
 #define DFM_GRIPPER_TABLE_H
