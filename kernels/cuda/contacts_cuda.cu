@@ -337,6 +337,17 @@ static int track(dfm_cuda_contacts* c, void* p, char* err, size_t err_size) {
     return 0;
 }
 
+/// Frees a tracked array before the pipeline's end (a buffer replaced by a larger one).
+static void release(dfm_cuda_contacts* c, void* p) {
+    if (!p) return;
+    for (int k = 0; k < c->allocation_count; ++k)
+        if (c->allocations[k] == p) {
+            cudaFree(p);
+            c->allocations[k] = c->allocations[--c->allocation_count];
+            return;
+        }
+}
+
 /// cudaMalloc of `count` items (at least one), tracked for freeing; copies from `src` if given.
 template <typename T>
 static int dev_alloc(dfm_cuda_contacts* c, T** dst, int64_t count, const void* src, cudaStream_t st, char* err,
@@ -495,13 +506,18 @@ int dfm_cuda_contacts_reserve(dfm_cuda_contacts* c, int32_t advances, char* err,
         dfm_shape_rt* rt = NULL;
         int e = dev_alloc(c, &rt, (int64_t)advances * c->shape_count, NULL, 0, err, err_size);
         if (e) return e;
+        if (c->rt) c->device_bytes -= (int64_t)c->rt_bytes;
+        release(c, c->rt); /* the step before synchronized: nothing in flight uses it */
         c->rt = rt;
+        c->rt_bytes = (size_t)advances * (size_t)c->shape_count * sizeof(dfm_shape_rt);
         c->rt_advances = advances;
     }
     if (advances + 4 > c->counter_advances) {
         int32_t* counters = NULL;
         int e = dev_alloc(c, &counters, (int64_t)advances + 4, NULL, 0, err, err_size);
         if (e) return e;
+        if (c->counters) c->device_bytes -= (int64_t)c->counter_advances * (int64_t)sizeof(int32_t);
+        release(c, c->counters);
         c->counters = counters;
         c->counter_advances = advances + 4;
     }

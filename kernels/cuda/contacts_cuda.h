@@ -27,6 +27,7 @@ struct dfm_cuda_contacts {
     dfm_shape_rt* rt;
     dfm_shape_rt* rt_staging;
     int32_t rt_advances;
+    size_t rt_bytes;                ///< Device bytes of rt.
     const float** grid_values;      ///< Host array: device copy of each shape's SDF grid (NULL if none).
     /* topology */
     int32_t *feat_particles, *feat_edges, *feat_faces, *cand_particle, *cand_edge, *cand_face;

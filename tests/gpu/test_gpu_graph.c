@@ -1,7 +1,12 @@
 /// Graph replay: a CUDA world stepping through one captured graph per step produces bitwise the
 /// same positions as eager launches over 100 steps, while the host moves kinematic corners every
 /// step (state uploads between replays) and changes dt halfway (forces a re-capture).
+/// Substep growth with contacts (4 -> 8 -> 12 substeps, each re-sizing the per-advance shape
+/// records and counters and re-capturing) steps fine and replaces the buffers: device memory grows
+/// by the same amount per added substep both times (keeping the old buffers made the second
+/// growth cost 12 advances' worth instead of 4).
 /// Skips (77) without a usable CUDA device.
+#include "dfm_test_shapes.h"
 #include "gpu_scenes.h"
 
 static float* run(uint32_t flags, int32_t* count, int* skipped) {
@@ -36,6 +41,34 @@ static float* run(uint32_t flags, int32_t* count, int* skipped) {
     return x;
 }
 
+/// Device memory after stepping a cloth-on-plane world at `substeps`, continuing the same world.
+static int64_t memory_at(dfm_world* w, int32_t substeps) {
+    CHECK_OK(w, dfm_world_set_solver_counts(w, substeps, 10));
+    for (int s = 0; s < 3; ++s) CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
+    dfm_world_stats st = dfm_world_stats_init();
+    CHECK_OK(w, dfm_world_get_stats(w, &st));
+    return st.device_memory_bytes;
+}
+
+static void substep_growth(void) {
+    dfm_world_def def = dfm_world_def_default();
+    def.backend = DFM_BACKEND_CUDA;
+    dfm_world* w = NULL;
+    if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) return;
+    dfm_shape_def p = dfm_shape_def_default();
+    p.type = DFM_SHAPE_PLANE;
+    for (int k = 0; k < 8; ++k) dfm_test_add_shape(w, p, 0, 0, -0.01f * (float)k, NULL);
+    dfm_test_grid g = dfm_test_make_grid(10, 10, 0.2f, 0.2f, 0, 0, 0.01f);
+    dfm_test_add_cloth(w, &g, dfm_cloth_def_default());
+    dfm_test_free_grid(&g);
+    int64_t m4 = memory_at(w, 4), m8 = memory_at(w, 8), m12 = memory_at(w, 12);
+    printf("substep growth with contacts: device memory %lld -> %lld -> %lld bytes (+%lld, +%lld)\n", (long long)m4,
+           (long long)m8, (long long)m12, (long long)(m8 - m4), (long long)(m12 - m8));
+    CHECK(m8 > m4 && m12 - m8 == m8 - m4, "substep growth: memory grew by %lld then %lld bytes", (long long)(m8 - m4),
+          (long long)(m12 - m8));
+    dfm_world_destroy(w);
+}
+
 int main(void) {
     int skipped = 0;
     int32_t n_graph = 0, n_eager = 0;
@@ -51,5 +84,6 @@ int main(void) {
     CHECK(same, "graph replay differs from eager launches by up to %.3g m", worst);
     free(graph);
     free(eager);
+    substep_growth();
     return dfm_test_finish("test_gpu_graph");
 }
