@@ -7,6 +7,23 @@
 
 #include "step.h"
 
+/// Grows the world's step scratch (kept between steps: no allocation in a steady step).
+static int reserve_scratch(dfm_world* w, int32_t substeps, int32_t shapes) {
+    if (substeps > w->cuda_emitted_cap) {
+        int32_t* e = (int32_t*)realloc(w->cuda_emitted, (size_t)substeps * sizeof(int32_t));
+        if (!e) return 0;
+        w->cuda_emitted = e;
+        w->cuda_emitted_cap = substeps;
+    }
+    if (shapes > w->cuda_impulses_cap) {
+        double* i = (double*)realloc(w->cuda_impulses, (size_t)shapes * 6u * sizeof(double));
+        if (!i) return 0;
+        w->cuda_impulses = i;
+        w->cuda_impulses_cap = shapes;
+    }
+    return 1;
+}
+
 dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
     if (r != DFM_OK) return r;
@@ -15,18 +32,18 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_contacts* c = &w->contacts;
     const int32_t substeps = w->def.substeps, S = c->shape_count;
     const int use_contacts = S > 0 && c->capacity > 0;
-    dfm_shape_rt* shapes = NULL;
-    double* impulses = NULL;
-    int32_t* emitted = (int32_t*)calloc((size_t)substeps, sizeof(int32_t));
-    if (use_contacts) {
-        shapes = (dfm_shape_rt*)calloc((size_t)substeps * (size_t)S, sizeof(dfm_shape_rt));
-        impulses = (double*)calloc((size_t)S * 6u, sizeof(double));
-    }
-    if (!emitted || (use_contacts && (!shapes || !impulses))) {
-        free(emitted);
-        free(shapes);
-        free(impulses);
+    if (!reserve_scratch(w, substeps, S))
         return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory staging a CUDA step");
+    int32_t* emitted = w->cuda_emitted;
+    double* impulses = use_contacts ? w->cuda_impulses : NULL;
+    memset(emitted, 0, (size_t)substeps * sizeof(int32_t));
+    if (impulses) memset(impulses, 0, (size_t)S * 6u * sizeof(double));
+    char err[256];
+    dfm_shape_rt* shapes = NULL;
+    if (use_contacts) {
+        /* Fill the backend's pinned staging buffer directly (one copy to the device, no host one). */
+        int rs = dfm_cuda_backend_shape_staging(w->cuda, substeps, &shapes, err, sizeof(err));
+        if (rs != 0) return dfm_fail(w, (dfm_result)rs, "CUDA step: staging shape records: %s", err);
     }
     for (int32_t s = 0; use_contacts && s < substeps; ++s)
         dfm_step_fill_shapes(w, (float)s / (float)substeps, (float)(s + 1) / (float)substeps, shapes + (size_t)s * S);
@@ -45,12 +62,8 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     memset(&out, 0, sizeof(out));
     out.shape_impulse = impulses;
     out.emitted = emitted;
-    char err[256];
     int rc = dfm_cuda_backend_step(w->cuda, &d, use_contacts ? &out : NULL, err, sizeof(err));
-    free(shapes);
     if (rc != 0) {
-        free(emitted);
-        free(impulses);
         w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
         w->uploaded_contacts = -1;
         w->device_newer = 0;
@@ -62,9 +75,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     double particle_impulse[3] = {0.0, 0.0, 0.0};
     for (int32_t k = 0; use_contacts && k < S; ++k)
         for (int a = 0; a < 3; ++a) particle_impulse[a] -= impulses[6 * k + a];
-    dfm_step_finish_contacts(w, dt, use_contacts ? impulses : NULL, emitted, substeps, particle_impulse,
-                             out.kind_counts, use_contacts ? out.max_penetration : 0.0f);
-    free(emitted);
-    free(impulses);
+    dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, particle_impulse, out.kind_counts,
+                             use_contacts ? out.max_penetration : 0.0f);
     return DFM_OK;
 }

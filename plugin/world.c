@@ -125,6 +125,8 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_model_free(&w->model);
     dfm_state_free(&w->state);
     dfm_cuda_backend_destroy(w->cuda);
+    free(w->cuda_emitted);
+    free(w->cuda_impulses);
     free(w);
 }
 

@@ -45,6 +45,14 @@ int dfm_cuda_backend_set_profiling(dfm_cuda_backend* b, int enabled, char* err, 
     return unavailable(err, n);
 }
 
+int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t substeps, dfm_shape_rt** out, char* err,
+                                   size_t err_size) {
+    (void)b;
+    (void)substeps;
+    *out = NULL;
+    return unavailable(err, err_size);
+}
+
 int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out_ms[DFM_PHASE_COUNT]) {
     (void)b;
     for (int k = 0; k < DFM_PHASE_COUNT; ++k) out_ms[k] = 0.0f;

@@ -564,6 +564,30 @@ static dfm_step_key step_key(const dfm_cuda_step_desc* d) {
     return k;
 }
 
+/// Sizes the per-advance contact buffers for `substeps` (a change frees the captured graph).
+static int reserve_contacts(dfm_cuda_backend* b, int32_t substeps, char* err, size_t err_size) {
+    dfm_cuda_contacts* c = &b->contacts;
+    int32_t old_rt = c->rt_advances, old_counters = c->counter_advances;
+    int r = dfm_cuda_contacts_reserve(c, substeps, err, err_size);
+    if (r) return r;
+    if (c->rt_advances != old_rt || c->counter_advances != old_counters) free_graph(b);
+    return 0;
+}
+
+extern "C" int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t substeps, dfm_shape_rt** out, char* err,
+                                              size_t err_size) {
+    *out = NULL;
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    if (b->contacts.shape_count == 0) {
+        snprintf(err, err_size, "no contact shapes uploaded");
+        return DFM_ERROR_INVALID_STATE;
+    }
+    int r = reserve_contacts(b, substeps, err, err_size);
+    if (r) return r;
+    *out = b->contacts.rt_staging;
+    return 0;
+}
+
 extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* d, dfm_cuda_step_results* out,
                                      char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
@@ -579,17 +603,16 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         return DFM_ERROR_INVALID_STATE;
     }
     if (c->shape_count > 0) {
-        int32_t old_rt = c->rt_advances, old_counters = c->counter_advances;
-        int r = dfm_cuda_contacts_reserve(c, d->substeps, err, err_size);
+        int r = reserve_contacts(b, d->substeps, err, err_size);
         if (r) return r;
-        if (c->rt_advances != old_rt || c->counter_advances != old_counters) free_graph(b);
-        /* Stage this step's shape records with the device copies of the mesh grids, one copy. */
+        /* Stage this step's shape records with the device copies of the mesh grids, one copy
+         * (in place when the caller filled the staging buffer itself). */
         size_t per = (size_t)c->shape_count;
         for (int32_t s = 0; s < d->substeps; ++s)
             for (size_t k = 0; k < per; ++k) {
-                dfm_shape_rt r_ = d->shapes[(size_t)s * per + k];
-                if (c->grid_values[k]) r_.geom.grid.values = c->grid_values[k];
-                c->rt_staging[(size_t)s * per + k] = r_;
+                dfm_shape_rt* dst = c->rt_staging + (size_t)s * per + k;
+                if (d->shapes != c->rt_staging) *dst = d->shapes[(size_t)s * per + k];
+                if (c->grid_values[k]) dst->geom.grid.values = c->grid_values[k];
             }
         DFM_CUDA_TRY(cudaMemcpyAsync(c->rt, c->rt_staging, (size_t)d->substeps * per * sizeof(dfm_shape_rt),
                                      cudaMemcpyHostToDevice, b->stream));

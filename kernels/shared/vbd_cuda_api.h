@@ -78,8 +78,9 @@ typedef struct dfm_cuda_step_desc {
     uint32_t disable_flags;              ///< DFM_DISABLE_* of the world.
     int deterministic;                   ///< 1: bitwise reproducible contact ordering and reductions.
     /* contacts (ignored when no contacts were uploaded) */
-    const dfm_shape_rt* shapes;          ///< Host: substeps * shape_count records, advance-major (grid
-                                         ///< pointers may be host pointers; the backend substitutes its copies).
+    dfm_shape_rt* shapes;                ///< Host: substeps * shape_count records, advance-major (grid
+                                         ///< pointers may be host pointers; the backend substitutes its
+                                         ///< copies), best in dfm_cuda_backend_shape_staging's buffer.
     float penalty_beta, penalty_start;   ///< AVBD ramp (world def).
 } dfm_cuda_step_desc;
 
@@ -91,6 +92,13 @@ typedef struct dfm_cuda_step_results {
     int32_t kind_counts[3];              ///< Particle, edge, face records of the last advance.
     float max_penetration;               ///< Largest penetration at the end of the last advance, m.
 } dfm_cuda_step_results;
+
+/// Host buffer (pinned) for `substeps` advances of shape records, advance-major, that the next
+/// dfm_cuda_backend_step copies to the device when `desc.shapes` points at it (saves a staging
+/// copy per step), in *out; returns 0, or a DFM_ERROR_* (no contacts uploaded, out of pinned or
+/// device memory) with `err` saying why.
+int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t substeps, dfm_shape_rt** out, char* err,
+                                   size_t err_size);
 
 /// Runs one step: `substeps` advances of dt/substeps with `iterations` sweeps over the colors,
 /// with the contact pipeline when contacts were uploaded, then moves kinematic targets into their
