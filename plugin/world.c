@@ -171,6 +171,15 @@ dfm_result dfm_world_set_solver_counts(dfm_world* w, int32_t substeps, int32_t i
     dfm_clear_error(w);
     if (substeps < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "substeps is %d; must be >= 1", substeps);
     if (iterations < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "iterations is %d; must be >= 1", iterations);
+    if (w->cuda && substeps > w->def.substeps) {
+        /* Size the per-advance device buffers here, not inside the next step. Without uploaded
+         * contacts there is nothing to size (they are sized at their upload). */
+        dfm_shape_rt* staging = NULL;
+        char err[256] = "";
+        int rc = dfm_cuda_backend_shape_staging(w->cuda, substeps, &staging, err, sizeof(err));
+        if (rc != 0 && rc != DFM_ERROR_INVALID_STATE)
+            return dfm_fail(w, (dfm_result)rc, "CUDA: sizing the contact buffers for %d substeps: %s", substeps, err);
+    }
     w->def.substeps = substeps;
     w->def.iterations = iterations;
     return DFM_OK;

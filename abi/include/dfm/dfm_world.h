@@ -47,7 +47,9 @@ DFM_API dfm_result dfm_world_step(dfm_world* world, float dt);
 /// Sets gravity (m/s^2, world frame).
 DFM_API dfm_result dfm_world_set_gravity(dfm_world* world, const float gravity[3]);
 
-/// Sets the substeps per dfm_world_step and VBD iterations per substep (both >= 1).
+/// Sets the substeps per dfm_world_step and VBD iterations per substep (both >= 1). On CUDA a
+/// larger substep count sizes the per-advance contact buffers in this call (on failure, e.g.
+/// DFM_ERROR_OUT_OF_DEVICE_MEMORY, the counts stay as they were).
 DFM_API dfm_result dfm_world_set_solver_counts(dfm_world* world, int32_t substeps, int32_t iterations);
 
 /// Fills `out` (whose struct_size the caller sets) with world-wide counters.
