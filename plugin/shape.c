@@ -15,7 +15,7 @@
 
 void dfm_shape_free(dfm_shape* s) {
     if (!s) return;
-    free(s->sdf_values);
+    dfm_sdf_entry_release(s->sdf);
     free(s);
 }
 
@@ -157,15 +157,19 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
                                 i / 3, i % 3, d->mesh_triangles[i], d->mesh_vertex_count);
         r = check_positive(w, "sdf_cell_size", d->sdf_cell_size, 1);
         if (r != DFM_OK) return r;
-        dfm_mesh_sdf sdf;
         char err[256] = "";
         float margin = d->margin + d->gap + 0.05f; /* the grid reaches past every contact distance */
-        int rc = dfm_mesh_sdf_bake(d->mesh_vertices, d->mesh_vertex_count, d->mesh_triangles, d->mesh_triangle_count,
-                                   d->sdf_cell_size, margin, DFM_MESH_SDF_MAX_NODES, &sdf, err, sizeof(err));
-        if (rc == -1) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory baking the mesh SDF");
-        if (rc == -4) return dfm_fail(w, DFM_ERROR_CAPACITY, "mesh SDF: %s", err);
+        dfm_sdf_entry* entry = NULL;
+        int hit = 0;
+        int rc = dfm_sdf_cache_acquire(&w->sdf_cache, d->mesh_vertices, d->mesh_vertex_count, d->mesh_triangles,
+                                       d->mesh_triangle_count, d->sdf_cell_size, margin, DFM_MESH_SDF_MAX_NODES, &entry,
+                                       &hit, err, sizeof(err));
+        if (rc == DFM_MESH_SDF_OUT_OF_MEMORY)
+            return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory baking the mesh SDF");
+        if (rc == DFM_MESH_SDF_TOO_MANY_NODES) return dfm_fail(w, DFM_ERROR_CAPACITY, "mesh SDF: %s", err);
         if (rc != 0) return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "mesh SDF: %s", err);
-        s->sdf_values = sdf.values;
+        const dfm_mesh_sdf sdf = entry->sdf;
+        s->sdf = entry;
         s->sdf_max_error = sdf.max_error_estimate;
         for (int a = 0; a < 3; ++a) {
             s->geom.grid.origin[a] = sdf.origin[a];
@@ -173,8 +177,9 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
         }
         s->geom.grid.cell = sdf.cell;
         s->geom.grid.values = sdf.values;
-        dfm_log(w, DFM_LOG_INFO, "mesh SDF baked: %dx%dx%d nodes, cell %.4g m, max error %.3g m", sdf.dims[0],
-                sdf.dims[1], sdf.dims[2], (double)sdf.cell, (double)sdf.max_error_estimate);
+        if (!hit)
+            dfm_log(w, DFM_LOG_INFO, "mesh SDF baked: %dx%dx%d nodes, cell %.4g m, max error %.3g m", sdf.dims[0],
+                    sdf.dims[1], sdf.dims[2], (double)sdf.cell, (double)sdf.max_error_estimate);
         break;
     }
     default:
@@ -261,6 +266,7 @@ dfm_result dfm_world_remove_shape(dfm_world* w, dfm_shape_id id) {
     dfm_result r = resolve_shape(w, id, &s);
     if (r != DFM_OK) return r;
     dfm_shape_free(s);
+    dfm_sdf_cache_sweep(&w->sdf_cache); /* a grid no shape uses any more is freed */
     w->shape_slots[id.index1 - 1].shape = NULL;
     w->shape_slots[id.index1 - 1].generation++;
     w->shape_count--;

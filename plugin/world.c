@@ -121,6 +121,7 @@ void dfm_world_destroy(dfm_world* w) {
     free(w->slots);
     for (int32_t i = 0; i < w->shape_slot_count; ++i) dfm_shape_free(w->shape_slots[i].shape);
     free(w->shape_slots);
+    dfm_sdf_cache_free(&w->sdf_cache);
     dfm_contacts_free(&w->contacts);
     dfm_model_free(&w->model);
     dfm_state_free(&w->state);

@@ -7,6 +7,7 @@
 #include <dfm/dfm.h>
 
 #include "coloring.h"
+#include "sdf_cache.h"
 #include "contact_view.h"
 #include "topology.h"
 #include "vbd_cuda_api.h"
@@ -111,8 +112,8 @@ typedef struct dfm_shape {
     int32_t type;              ///< dfm_shape_type.
     int32_t environment;
     uint64_t host_body;
-    dfm_shape_geom geom;       ///< geom.grid.values points into sdf_values for meshes.
-    float* sdf_values;         ///< Owned mesh SDF grid.
+    dfm_shape_geom geom;       ///< geom.grid.values points into sdf->sdf.values for meshes.
+    struct dfm_sdf_entry* sdf; ///< Mesh shapes: the (shared) baked grid, one reference held.
     float sdf_max_error;       ///< m, measured at bake time.
     dfm_xform local;           ///< Shape frame in the body frame.
     float margin, gap, ke, kd, mu;
@@ -175,6 +176,7 @@ struct dfm_world {
     dfm_model model;
     dfm_state state;
     dfm_shape_slot* shape_slots;
+    dfm_sdf_cache sdf_cache;   ///< Baked mesh grids shared by shapes of equal meshes.
     int32_t shape_slot_count;
     int32_t shape_slot_capacity;
     int32_t shape_count;
