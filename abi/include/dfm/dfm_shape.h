@@ -104,7 +104,7 @@ typedef struct dfm_contact_stats {
 
 /// Registers a shape. Meshes are checked (closed, consistently oriented) and baked into an SDF
 /// grid here; dfm_shape_get_info reports its resolution and measured error. Shapes whose mesh,
-/// sdf_cell_size, margin and gap are equal to a live shape's share its grid (baked once).
+/// sdf_cell_size and margin + gap equal a live shape's share its grid (baked once).
 DFM_API dfm_result dfm_world_add_shape(dfm_world* world, const dfm_shape_def* def, dfm_shape_id* out_shape);
 
 /// Removes a shape; its id becomes stale.
