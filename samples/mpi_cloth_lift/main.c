@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
     int32_t active = 0, particles = 0;
     if (mine > 0) {
         dfm_result r = bench_workload_build(&o, &w);
-        if (r != DFM_OK) {
+        int built = r == DFM_OK;
+        if (!built) {
             fprintf(stderr, "rank %d: building %d environments failed: %s\n", rank, mine, dfm_world_last_error(w.world));
             ok = 0;
         }
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
         dfm_world_get_contact_stats(w.world, &cs);
         active = cs.active;
         particles = w.particles;
-        if (!ok) fprintf(stderr, "rank %d: step failed: %s\n", rank, dfm_world_last_error(w.world));
+        if (!ok && built) fprintf(stderr, "rank %d: step failed: %s\n", rank, dfm_world_last_error(w.world));
         bench_workload_free(&w);
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
