@@ -90,7 +90,7 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, f
 DFM_HD void dfm_contact_update_penalty(const dfm_contact_view* c, const float* d, int32_t k) {
     dfm_contact_geom g = dfm_contact_geometry(c, d, k);
     float ke = c->shapes[c->shape[k]].ke;
-    c->penalty[k] = fminf(c->penalty[k] + c->penalty_beta * fmaxf(g.pen, 0.0f), ke);
+    c->penalty[k] = dfm_fminf(c->penalty[k] + c->penalty_beta * dfm_fmaxf(g.pen, 0.0f), ke);
 }
 
 /// Contact force and Hessian on particle i from all records in its list (gather path).
@@ -186,7 +186,7 @@ DFM_HD void dfm_contact_guess_particle(const dfm_contact_view* c, int32_t i, flo
     float best = 3.0e38f;
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
         int32_t k = node / 3;
-        float gap = fmaxf(-c->pen0[k], 0.0f);
+        float gap = dfm_fmaxf(-c->pen0[k], 0.0f);
         if (c->bary[node] < 0.5f || gap >= best) continue;
         best = gap;
         n = dfm_v3_load(c->normal + 3 * k);

@@ -23,7 +23,7 @@ DFM_HD float dfm_sdf_grid_sample(const dfm_sdf_grid_view* g, dfm_v3 p, dfm_v3* g
     float out[3] = {0.0f, 0.0f, 0.0f};
     for (int a = 0; a < 3; ++a) {
         float lo = g->origin[a], hi = g->origin[a] + g->cell * (float)(g->dims[a] - 1);
-        c[a] = fminf(fmaxf(q[a], lo), hi);
+        c[a] = dfm_fminf(dfm_fmaxf(q[a], lo), hi);
         out[a] = q[a] - c[a];
         outside2 += out[a] * out[a];
         float u = (c[a] - lo) / g->cell;

@@ -21,7 +21,7 @@ DFM_HD void dfm_sdf_seg2(float px, float pz, float ax, float az, float bx, float
     float ex = bx - ax, ez = bz - az;
     float t = ((px - ax) * ex + (pz - az) * ez) / (ex * ex + ez * ez);
     int interior = t > 0.0f && t < 1.0f;
-    t = fminf(fmaxf(t, 0.0f), 1.0f);
+    t = dfm_fminf(dfm_fmaxf(t, 0.0f), 1.0f);
     float qx = ax + t * ex, qz = az + t * ez;
     float d2 = (px - qx) * (px - qx) + (pz - qz) * (pz - qz);
     if (d2 < *best2) {
@@ -81,7 +81,7 @@ DFM_HD float dfm_sdf_revolved(dfm_v3 p, float r_bottom, float z_bottom, float r_
 DFM_HD float dfm_sdf_box(dfm_v3 p, const float he[3], dfm_v3* grad) {
     float q[3] = {fabsf(p.x) - he[0], fabsf(p.y) - he[1], fabsf(p.z) - he[2]};
     float sgn[3] = {p.x < 0.0f ? -1.0f : 1.0f, p.y < 0.0f ? -1.0f : 1.0f, p.z < 0.0f ? -1.0f : 1.0f};
-    float o[3] = {fmaxf(q[0], 0.0f), fmaxf(q[1], 0.0f), fmaxf(q[2], 0.0f)};
+    float o[3] = {dfm_fmaxf(q[0], 0.0f), dfm_fmaxf(q[1], 0.0f), dfm_fmaxf(q[2], 0.0f)};
     float outside = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
     if (outside > 0.0f) {
         if (grad) *grad = dfm_v3_make(sgn[0] * o[0] / outside, sgn[1] * o[1] / outside, sgn[2] * o[2] / outside);
@@ -104,7 +104,7 @@ DFM_HD float dfm_sdf_plane(dfm_v3 p, float hx, float hy, dfm_v3* grad) {
         if (grad) *grad = dfm_v3_make(0.0f, 0.0f, 1.0f);
         return p.z;
     }
-    float dx = fmaxf(fabsf(p.x) - hx, 0.0f), dy = fmaxf(fabsf(p.y) - hy, 0.0f);
+    float dx = dfm_fmaxf(fabsf(p.x) - hx, 0.0f), dy = dfm_fmaxf(fabsf(p.y) - hy, 0.0f);
     if (dx == 0.0f && dy == 0.0f) {
         if (grad) *grad = dfm_v3_make(0.0f, 0.0f, 1.0f);
         return p.z;
@@ -131,7 +131,7 @@ DFM_HD float dfm_shape_sdf(const dfm_shape_geom* s, dfm_v3 p, dfm_v3* grad) {
         return dfm_sdf_box(p, s->params, grad);
     case DFM_GEOM_CAPSULE: {
         float h = s->params[1];
-        dfm_v3 c = dfm_v3_make(0.0f, 0.0f, fminf(fmaxf(p.z, -h), h));
+        dfm_v3 c = dfm_v3_make(0.0f, 0.0f, dfm_fminf(dfm_fmaxf(p.z, -h), h));
         dfm_v3 d = dfm_v3_sub(p, c);
         float l = dfm_v3_len(d);
         if (grad) *grad = l > 1e-20f ? dfm_v3_scale(d, 1.0f / l) : dfm_v3_make(1.0f, 0.0f, 0.0f);

@@ -31,7 +31,7 @@ DFM_HD int dfm_tri_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, float dinv[4], 
     dfm_v3 d1 = dfm_v3_sub(x1, x0);
     dfm_v3 d2 = dfm_v3_sub(x2, x0);
     float l1sq = dfm_v3_len2(d1);
-    float lmax2 = fmaxf(l1sq, fmaxf(dfm_v3_len2(d2), dfm_v3_len2(dfm_v3_sub(x2, x1))));
+    float lmax2 = dfm_fmaxf(l1sq, dfm_fmaxf(dfm_v3_len2(d2), dfm_v3_len2(dfm_v3_sub(x2, x1))));
     float cl = dfm_v3_len(dfm_v3_cross(d1, d2)); /* = 2 * area = det D */
     float a = 0.5f * cl;
     if (!isfinite(a) || !isfinite(lmax2)) return 0;
@@ -55,7 +55,7 @@ DFM_HD int dfm_tri_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, float dinv[4], 
 /// sign * max(|lam|, 1e-6); alpha = 1 + mu / lam).
 DFM_HD void dfm_membrane_params_(float mu, float lambda, float* lam, float* alpha) {
     float l = lambda + mu;
-    float la = fmaxf(fabsf(l), 1e-6f);
+    float la = dfm_fmaxf(fabsf(l), 1e-6f);
     l = l < 0.0f ? -la : la;
     *lam = l;
     *alpha = 1.0f + mu / l;
@@ -77,7 +77,7 @@ DFM_HD float dfm_membrane_energy(const dfm_v3 x[3], const float dinv[4], float a
     dfm_membrane_params_(mu, lambda, &lam, &alpha);
     dfm_v3 f0, f1;
     dfm_membrane_F_(x, dinv, &f0, &f1);
-    float j = sqrtf(fmaxf(dfm_v3_len2(dfm_v3_cross(f0, f1)), 1e-20f));
+    float j = sqrtf(dfm_fmaxf(dfm_v3_len2(dfm_v3_cross(f0, f1)), 1e-20f));
     /* lam/2 (J - alpha)^2 - lam/2 (1 - alpha)^2 = lam/2 (J - 1)(J + 1 - 2 alpha). */
     float psi = 0.5f * mu * (dfm_v3_len2(f0) + dfm_v3_len2(f1) - 2.0f) +
                 0.5f * lam * (j - 1.0f) * (j + 1.0f - 2.0f * alpha);
@@ -113,7 +113,7 @@ DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], co
     dfm_membrane_F_(x, dinv, &f0, &f1);
 
     dfm_v3 c = dfm_v3_cross(f0, f1);
-    float j = sqrtf(fmaxf(dfm_v3_len2(c), 1e-20f));
+    float j = sqrtf(dfm_fmaxf(dfm_v3_len2(c), 1e-20f));
     float inv_j = 1.0f / j;
     dfm_v3 g0 = dfm_v3_scale(dfm_v3_cross(f1, c), inv_j); /* dJ/df0 */
     dfm_v3 g1 = dfm_v3_scale(dfm_v3_cross(c, f0), inv_j); /* dJ/df1 */
@@ -127,7 +127,7 @@ DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], co
        the curvature coefficient s/J is clamped to max(0, s)/J. */
     dfm_v3 dj = dfm_v3_add(dfm_v3_scale(g0, a), dfm_v3_scale(g1, b));
     dfm_v3 w = dfm_v3_sub(dfm_v3_scale(f1, a), dfm_v3_scale(f0, b));
-    float r = fmaxf(s, 0.0f) * inv_j;
+    float r = dfm_fmaxf(s, 0.0f) * inv_j;
     dfm_m33 He = dfm_m33_diag(mu * (a * a + b * b) + r * dfm_v3_len2(w));
     He = dfm_m33_add_outer(He, dj, dj, lam - r);
     He = dfm_m33_add_outer(He, w, w, -r);

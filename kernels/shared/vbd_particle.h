@@ -147,7 +147,7 @@ DFM_HD void dfm_vbd_particle_base(const dfm_vbd_view* v, int32_t i, dfm_v3 f_ext
 /// skipped when H is numerically singular (relative determinant safeguard) or the step is not
 /// finite. Returns 1 when x_i moved.
 DFM_HD int dfm_vbd_particle_newton(const dfm_vbd_view* v, int32_t i, dfm_v3 f, dfm_m33 H) {
-    float s = fmaxf(fabsf(H.m[0][0]), fmaxf(fabsf(H.m[1][1]), fabsf(H.m[2][2])));
+    float s = dfm_fmaxf(fabsf(H.m[0][0]), dfm_fmaxf(fabsf(H.m[1][1]), fabsf(H.m[2][2])));
     dfm_m33 Hinv;
     if (!dfm_m33_inverse(H, DFM_VBD_DET_EPS * s * s * s, &Hinv)) return 0;
     dfm_v3 dx = dfm_m33_mul_v3(Hinv, f);

@@ -29,8 +29,8 @@ DFM_HD int dfm_tet_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, dfm_v3 x3, floa
     dfm_v3 d1 = dfm_v3_sub(x1, x0);
     dfm_v3 d2 = dfm_v3_sub(x2, x0);
     dfm_v3 d3 = dfm_v3_sub(x3, x0);
-    float l2 = fmaxf(fmaxf(dfm_v3_len2(d1), dfm_v3_len2(d2)), dfm_v3_len2(d3));
-    l2 = fmaxf(l2, fmaxf(fmaxf(dfm_v3_len2(dfm_v3_sub(x2, x1)), dfm_v3_len2(dfm_v3_sub(x3, x1))),
+    float l2 = dfm_fmaxf(dfm_fmaxf(dfm_v3_len2(d1), dfm_v3_len2(d2)), dfm_v3_len2(d3));
+    l2 = dfm_fmaxf(l2, dfm_fmaxf(dfm_fmaxf(dfm_v3_len2(dfm_v3_sub(x2, x1)), dfm_v3_len2(dfm_v3_sub(x3, x1))),
                          dfm_v3_len2(dfm_v3_sub(x3, x2))));
     dfm_m33 dm = dfm_m33_from_cols(d1, d2, d3);
     float det = dfm_m33_det(dm);
@@ -54,7 +54,7 @@ DFM_HD int dfm_tet_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, dfm_v3 x3, floa
 /// sign * max(|lam|, 1e-6); alpha = 1 + mu / lam).
 DFM_HD void dfm_tet_params_(float mu, float lambda, float* lam, float* alpha) {
     float l = lambda + mu;
-    float la = fmaxf(fabsf(l), 1e-6f);
+    float la = dfm_fmaxf(fabsf(l), 1e-6f);
     l = l < 0.0f ? -la : la;
     *lam = l;
     *alpha = 1.0f + mu / l;
