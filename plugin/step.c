@@ -183,6 +183,27 @@ static int detection_scratch(dfm_world* w, dfm_contact_view* out) {
     return 1;
 }
 
+dfm_result dfm_step_scratch(dfm_world* w, int32_t substeps, int32_t shapes, int32_t** emitted, double** impulses) {
+    if (substeps > w->step_emitted_cap) {
+        int32_t* e = (int32_t*)realloc(w->step_emitted, (size_t)substeps * sizeof(int32_t));
+        if (!e) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for per-substep contact counts");
+        w->step_emitted = e;
+        w->step_emitted_cap = substeps;
+    }
+    int32_t want = shapes > 0 ? shapes : 1;
+    if (want > w->step_impulses_cap) {
+        double* i = (double*)realloc(w->step_impulses, (size_t)want * 6u * sizeof(double));
+        if (!i) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for shape reactions");
+        w->step_impulses = i;
+        w->step_impulses_cap = want;
+    }
+    memset(w->step_emitted, 0, (size_t)substeps * sizeof(int32_t));
+    memset(w->step_impulses, 0, (size_t)want * 6u * sizeof(double));
+    *emitted = w->step_emitted;
+    *impulses = w->step_impulses;
+    return DFM_OK;
+}
+
 dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
     if (r != DFM_OK) return r;
@@ -192,11 +213,11 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_vbd_view view = dfm_world_host_view(w, h);
     dfm_contact_view cview = dfm_world_contact_view(w);
     int use_contacts = c->shape_count > 0 && c->capacity > 0;
+    int32_t* emitted = NULL;
     double* impulses = NULL;
-    if (use_contacts) {
-        impulses = (double*)calloc((size_t)c->shape_count * 6u + 1u, sizeof(double));
-        if (!impulses) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for reactions");
-    }
+    r = dfm_step_scratch(w, substeps, c->shape_count, &emitted, &impulses);
+    if (r != DFM_OK) return r;
+    if (!use_contacts) impulses = NULL;
     dfm_cpu_contacts cc;
     memset(&cc, 0, sizeof(cc));
     cc.view = &cview;
@@ -219,11 +240,6 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     int64_t candidates = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
     if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w, &scratch))
         cc.scratch = &scratch;
-    int32_t* emitted = (int32_t*)calloc((size_t)substeps, sizeof(int32_t));
-    if (!emitted) {
-        free(impulses);
-        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for contact counts");
-    }
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
@@ -237,7 +253,5 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     if (!use_contacts) cc.max_penetration = 0.0f;
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
                              cc.max_penetration);
-    free(emitted);
-    free(impulses);
     return DFM_OK;
 }

@@ -29,6 +29,11 @@ void dfm_step_finish_contacts(dfm_world* world, float dt, const double* impulses
                               int32_t advances, const double particle_impulse[3], const int32_t kinds[3],
                               float max_penetration);
 
+/// The world's step scratch, grown as needed and zeroed: `substeps` emitted counts and 6 impulse
+/// sums per shape (kept between steps, so a steady step allocates nothing). Returns
+/// DFM_ERROR_OUT_OF_HOST_MEMORY (logged) when growing fails.
+dfm_result dfm_step_scratch(dfm_world* world, int32_t substeps, int32_t shapes, int32_t** emitted, double** impulses);
+
 /// Runs one step on the CUDA backend (model, state and contact candidates uploaded when they
 /// changed; one graph launch), then reads the contact results back.
 dfm_result dfm_step_cuda(dfm_world* world, float dt);

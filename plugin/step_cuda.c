@@ -7,23 +7,6 @@
 
 #include "step.h"
 
-/// Grows the world's step scratch (kept between steps: no allocation in a steady step).
-static int reserve_scratch(dfm_world* w, int32_t substeps, int32_t shapes) {
-    if (substeps > w->cuda_emitted_cap) {
-        int32_t* e = (int32_t*)realloc(w->cuda_emitted, (size_t)substeps * sizeof(int32_t));
-        if (!e) return 0;
-        w->cuda_emitted = e;
-        w->cuda_emitted_cap = substeps;
-    }
-    if (shapes > w->cuda_impulses_cap) {
-        double* i = (double*)realloc(w->cuda_impulses, (size_t)shapes * 6u * sizeof(double));
-        if (!i) return 0;
-        w->cuda_impulses = i;
-        w->cuda_impulses_cap = shapes;
-    }
-    return 1;
-}
-
 dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
     if (r != DFM_OK) return r;
@@ -32,12 +15,11 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_contacts* c = &w->contacts;
     const int32_t substeps = w->def.substeps, S = c->shape_count;
     const int use_contacts = S > 0 && c->capacity > 0;
-    if (!reserve_scratch(w, substeps, S))
-        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory staging a CUDA step");
-    int32_t* emitted = w->cuda_emitted;
-    double* impulses = use_contacts ? w->cuda_impulses : NULL;
-    memset(emitted, 0, (size_t)substeps * sizeof(int32_t));
-    if (impulses) memset(impulses, 0, (size_t)S * 6u * sizeof(double));
+    int32_t* emitted = NULL;
+    double* impulses = NULL;
+    r = dfm_step_scratch(w, substeps, S, &emitted, &impulses);
+    if (r != DFM_OK) return r;
+    if (!use_contacts) impulses = NULL;
     char err[256];
     dfm_shape_rt* shapes = NULL;
     if (use_contacts) {

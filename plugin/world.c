@@ -126,8 +126,8 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_model_free(&w->model);
     dfm_state_free(&w->state);
     dfm_cuda_backend_destroy(w->cuda);
-    free(w->cuda_emitted);
-    free(w->cuda_impulses);
+    free(w->step_emitted);
+    free(w->step_impulses);
     free(w);
 }
 
@@ -154,6 +154,23 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     }
     w->step_count++;
     w->sim_time += (double)dt;
+    return DFM_OK;
+}
+
+dfm_result dfm_world_prepare(dfm_world* w) {
+    if (!w) return DFM_ERROR_NULL_POINTER;
+    dfm_clear_error(w);
+    dfm_result r = dfm_world_ensure_model(w);
+    if (r == DFM_OK) r = dfm_contacts_ensure(w);
+    if (r != DFM_OK || !w->cuda || w->solver) return r;
+    r = dfm_world_sync_device(w);
+    if (r != DFM_OK) return r;
+    /* the per-advance contact buffers for the current substep count */
+    dfm_shape_rt* staging = NULL;
+    char err[256] = "";
+    int rc = dfm_cuda_backend_shape_staging(w->cuda, w->def.substeps, &staging, err, sizeof(err));
+    if (rc != 0 && rc != DFM_ERROR_INVALID_STATE)
+        return dfm_fail(w, (dfm_result)rc, "CUDA: sizing the contact buffers for %d substeps: %s", w->def.substeps, err);
     return DFM_OK;
 }
 

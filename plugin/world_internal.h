@@ -182,9 +182,9 @@ struct dfm_world {
     int32_t shape_count;
     dfm_contacts contacts;
     dfm_cuda_backend* cuda;    ///< Non-NULL when the world runs on the CUDA backend.
-    int32_t* cuda_emitted;     ///< CUDA step scratch: records emitted per substep (cuda_emitted_cap).
-    double* cuda_impulses;     ///< CUDA step scratch: 6 per shape (cuda_impulses_cap shapes).
-    int32_t cuda_emitted_cap, cuda_impulses_cap;
+    int32_t* step_emitted;     ///< Step scratch: records emitted per substep (step_emitted_cap).
+    double* step_impulses;     ///< Step scratch: 6 per shape (step_impulses_cap shapes).
+    int32_t step_emitted_cap, step_impulses_cap;
     int64_t model_generation;  ///< Bumped by every model rebuild.
     int64_t uploaded_generation; ///< Model generation last uploaded to the device (-1 = none).
     int64_t uploaded_contacts; ///< Contacts generation last uploaded to the device (-1 = none).

@@ -62,6 +62,8 @@ typedef struct dfm_api_v1 {
     dfm_result (*world_get_solver)(dfm_world* world, const char** out_name, int32_t* out_backend);
     dfm_result (*world_set_profiling)(dfm_world* world, int32_t enabled);
     dfm_result (*world_get_phase_times)(dfm_world* world, dfm_phase_times* out);
+    /* Appended in ABI 1.2. */
+    dfm_result (*world_prepare)(dfm_world* world);
 } dfm_api_v1;
 
 /// Gives the function table of ABI major `abi_version >> 16` in *out_table (a `const

@@ -44,6 +44,14 @@ DFM_API const char* dfm_world_last_error(const dfm_world* world);
 /// Kinematic vertices reach their targets at the end of the step.
 DFM_API dfm_result dfm_world_step(dfm_world* world, float dt);
 
+/// Builds now what the next dfm_world_step would otherwise build lazily after bodies or shapes
+/// were added or removed: the solver model, the contact candidates and record buffers (their
+/// capacity), and on the CUDA backend the device copies and all device allocations. A host that
+/// must not allocate inside a step calls it after changing topology (and after
+/// dfm_world_set_solver_counts). Does nothing when nothing changed. On failure (e.g.
+/// DFM_ERROR_OUT_OF_DEVICE_MEMORY) the world stays usable and the next step retries. ABI 1.2.
+DFM_API dfm_result dfm_world_prepare(dfm_world* world);
+
 /// Sets gravity (m/s^2, world frame).
 DFM_API dfm_result dfm_world_set_gravity(dfm_world* world, const float gravity[3]);
 
