@@ -11,6 +11,37 @@
 
 #define CALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
 
+int dfm_contact_records_alloc(dfm_contact_view* v, size_t n) {
+    v->corners = (int32_t*)malloc(3 * n * sizeof(int32_t));
+    v->shape = (int32_t*)malloc(n * sizeof(int32_t));
+    v->candidate = (int32_t*)malloc(n * sizeof(int32_t));
+    v->bary = (float*)malloc(3 * n * sizeof(float));
+    v->normal = (float*)malloc(3 * n * sizeof(float));
+    v->body_point = (float*)malloc(3 * n * sizeof(float));
+    v->radius = (float*)malloc(n * sizeof(float));
+    v->pen0 = (float*)malloc(n * sizeof(float));
+    v->penalty = (float*)malloc(n * sizeof(float));
+    if (v->corners && v->shape && v->candidate && v->bary && v->normal && v->body_point && v->radius && v->pen0 &&
+        v->penalty)
+        return 1;
+    dfm_contact_records_free(v);
+    return 0;
+}
+
+void dfm_contact_records_free(dfm_contact_view* v) {
+    free(v->corners);
+    free(v->shape);
+    free(v->candidate);
+    free(v->bary);
+    free(v->normal);
+    free(v->body_point);
+    free(v->radius);
+    free(v->pen0);
+    free(v->penalty);
+    v->corners = v->shape = v->candidate = NULL;
+    v->bary = v->normal = v->body_point = v->radius = v->pen0 = v->penalty = NULL;
+}
+
 void dfm_contacts_free(dfm_contacts* c) {
     free(c->shape_slot);
     free(c->rt);
@@ -36,15 +67,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->node_part);
     free(c->residual);
     free(c->body_extra);
-    free(c->scratch_corners);
-    free(c->scratch_shape);
-    free(c->scratch_candidate);
-    free(c->scratch_bary);
-    free(c->scratch_normal);
-    free(c->scratch_body_point);
-    free(c->scratch_radius);
-    free(c->scratch_pen0);
-    free(c->scratch_penalty);
+    dfm_contact_records_free(&c->scratch);
     int64_t dropped_total = c->dropped_total, generation = c->generation;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;

@@ -136,50 +136,16 @@ void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, co
                 c->capacity, (long long)dropped, (long long)c->dropped_total);
 }
 
-/// Record arrays for every candidate (parallel detection), allocated on first use; fills `out`
-/// with them. Returns 0 when host memory is short (the step then detects serially).
+/// Record arrays for every candidate (parallel detection), allocated on first use; points `out`
+/// at them. Returns 0 when host memory is short (the step then detects serially).
 static int detection_scratch(dfm_world* w, dfm_contact_view* out) {
     dfm_contacts* c = &w->contacts;
     size_t n = (size_t)c->cand_particle_count + (size_t)c->cand_edge_count + (size_t)c->cand_face_count + 1u;
-    if (!c->scratch_corners) {
-        c->scratch_corners = malloc(3 * n * sizeof(int32_t));
-        c->scratch_shape = malloc(n * sizeof(int32_t));
-        c->scratch_candidate = malloc(n * sizeof(int32_t));
-        c->scratch_bary = malloc(3 * n * sizeof(float));
-        c->scratch_normal = malloc(3 * n * sizeof(float));
-        c->scratch_body_point = malloc(3 * n * sizeof(float));
-        c->scratch_radius = malloc(n * sizeof(float));
-        c->scratch_pen0 = malloc(n * sizeof(float));
-        c->scratch_penalty = malloc(n * sizeof(float));
-        if (!c->scratch_corners || !c->scratch_shape || !c->scratch_candidate || !c->scratch_bary ||
-            !c->scratch_normal || !c->scratch_body_point || !c->scratch_radius || !c->scratch_pen0 ||
-            !c->scratch_penalty) {
-            free(c->scratch_corners);
-            free(c->scratch_shape);
-            free(c->scratch_candidate);
-            free(c->scratch_bary);
-            free(c->scratch_normal);
-            free(c->scratch_body_point);
-            free(c->scratch_radius);
-            free(c->scratch_pen0);
-            free(c->scratch_penalty);
-            c->scratch_corners = c->scratch_shape = c->scratch_candidate = NULL;
-            c->scratch_bary = c->scratch_normal = c->scratch_body_point = NULL;
-            c->scratch_radius = c->scratch_pen0 = c->scratch_penalty = NULL;
-            dfm_log(w, DFM_LOG_WARNING, "out of host memory for parallel contact detection (%zu records); detecting serially", n);
-            return 0;
-        }
+    if (!c->scratch.corners && !dfm_contact_records_alloc(&c->scratch, n)) {
+        dfm_log(w, DFM_LOG_WARNING, "out of host memory for parallel contact detection (%zu records); detecting serially", n);
+        return 0;
     }
-    memset(out, 0, sizeof(*out));
-    out->corners = c->scratch_corners;
-    out->shape = c->scratch_shape;
-    out->candidate = c->scratch_candidate;
-    out->bary = c->scratch_bary;
-    out->normal = c->scratch_normal;
-    out->body_point = c->scratch_body_point;
-    out->radius = c->scratch_radius;
-    out->pen0 = c->scratch_pen0;
-    out->penalty = c->scratch_penalty;
+    *out = c->scratch;
     return 1;
 }
 

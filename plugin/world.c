@@ -157,6 +157,17 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     return DFM_OK;
 }
 
+/// CUDA: sizes the per-advance contact buffers (shape records, counters) for `substeps`; nothing
+/// to do before contacts were uploaded (they are sized at their upload).
+static dfm_result size_cuda_advances(dfm_world* w, int32_t substeps) {
+    dfm_shape_rt* staging = NULL;
+    char err[256] = "";
+    int rc = dfm_cuda_backend_shape_staging(w->cuda, substeps, &staging, err, sizeof(err));
+    if (rc != 0 && rc != DFM_ERROR_INVALID_STATE)
+        return dfm_fail(w, (dfm_result)rc, "CUDA: sizing the contact buffers for %d substeps: %s", substeps, err);
+    return DFM_OK;
+}
+
 dfm_result dfm_world_prepare(dfm_world* w) {
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
@@ -165,13 +176,7 @@ dfm_result dfm_world_prepare(dfm_world* w) {
     if (r != DFM_OK || !w->cuda || w->solver) return r;
     r = dfm_world_sync_device(w);
     if (r != DFM_OK) return r;
-    /* the per-advance contact buffers for the current substep count */
-    dfm_shape_rt* staging = NULL;
-    char err[256] = "";
-    int rc = dfm_cuda_backend_shape_staging(w->cuda, w->def.substeps, &staging, err, sizeof(err));
-    if (rc != 0 && rc != DFM_ERROR_INVALID_STATE)
-        return dfm_fail(w, (dfm_result)rc, "CUDA: sizing the contact buffers for %d substeps: %s", w->def.substeps, err);
-    return DFM_OK;
+    return size_cuda_advances(w, w->def.substeps);
 }
 
 dfm_result dfm_world_set_gravity(dfm_world* w, const float g[3]) {
@@ -189,14 +194,9 @@ dfm_result dfm_world_set_solver_counts(dfm_world* w, int32_t substeps, int32_t i
     dfm_clear_error(w);
     if (substeps < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "substeps is %d; must be >= 1", substeps);
     if (iterations < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "iterations is %d; must be >= 1", iterations);
-    if (w->cuda && substeps > w->def.substeps) {
-        /* Size the per-advance device buffers here, not inside the next step. Without uploaded
-         * contacts there is nothing to size (they are sized at their upload). */
-        dfm_shape_rt* staging = NULL;
-        char err[256] = "";
-        int rc = dfm_cuda_backend_shape_staging(w->cuda, substeps, &staging, err, sizeof(err));
-        if (rc != 0 && rc != DFM_ERROR_INVALID_STATE)
-            return dfm_fail(w, (dfm_result)rc, "CUDA: sizing the contact buffers for %d substeps: %s", substeps, err);
+    if (w->cuda && substeps > w->def.substeps) { /* here, not inside the next step */
+        dfm_result r = size_cuda_advances(w, substeps);
+        if (r != DFM_OK) return r;
     }
     w->def.substeps = substeps;
     w->def.iterations = iterations;

@@ -153,9 +153,8 @@ typedef struct dfm_contacts {
     float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
     float* residual;           ///< Reaction scratch, 3 per particle.
     float* body_extra;         ///< Reaction scratch, 3 per body.
-    int32_t *scratch_corners, *scratch_shape, *scratch_candidate; ///< Parallel CPU detection: records for
-    float *scratch_bary, *scratch_normal, *scratch_body_point;    ///< every candidate (allocated on first
-    float *scratch_radius, *scratch_pen0, *scratch_penalty;       ///< use with more than one thread).
+    dfm_contact_view scratch;  ///< Parallel CPU detection: record arrays for every candidate (only the
+                               ///< record fields; allocated on first use with more than one thread).
     int64_t generation;        ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
@@ -241,6 +240,13 @@ dfm_result dfm_contacts_ensure(dfm_world* world);
 
 /// Frees the contact pipeline arrays.
 void dfm_contacts_free(dfm_contacts* c);
+
+/// Allocates the nine record arrays of `v` (corners, bary, shape, candidate, normal, body_point,
+/// radius, pen0, penalty) for n records; returns 0 (nothing left allocated) when memory is short.
+int dfm_contact_records_alloc(dfm_contact_view* v, size_t n);
+
+/// Frees the record arrays of `v` and sets them to NULL.
+void dfm_contact_records_free(dfm_contact_view* v);
 
 /// Frees a shape record.
 void dfm_shape_free(dfm_shape* shape);

@@ -412,22 +412,16 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     for (int64_t s = 0; s < S && !e; ++s) {
         const dfm_shape_geom* g = &d->shapes[s].geom;
         if (g->type != DFM_GEOM_MESH || !g->grid.values) continue;
-        /* Shapes of one mesh (e.g. one per environment) share a grid: upload it once. */
-        const int64_t cells = (int64_t)g->grid.dims[0] * g->grid.dims[1] * g->grid.dims[2];
+        /* Shapes of one mesh (e.g. one per environment) share one host grid (plugin/sdf_cache.c):
+         * upload it once. */
         int64_t same = -1;
-        for (int64_t q = s - 1; q >= 0 && same < 0; --q) {
-            const dfm_shape_geom* o = &d->shapes[q].geom;
-            if (o->type != DFM_GEOM_MESH || !o->grid.values) continue;
-            if (o->grid.values == g->grid.values || /* one grid shared on the host (plugin/sdf_cache.c) */
-                (o->grid.cell == g->grid.cell && memcmp(o->grid.dims, g->grid.dims, sizeof(g->grid.dims)) == 0 &&
-                 memcmp(o->grid.origin, g->grid.origin, sizeof(g->grid.origin)) == 0 &&
-                 memcmp(o->grid.values, g->grid.values, (size_t)cells * sizeof(float)) == 0))
-                same = q;
-        }
+        for (int64_t q = s - 1; q >= 0 && same < 0; --q)
+            if (d->shapes[q].geom.type == DFM_GEOM_MESH && d->shapes[q].geom.grid.values == g->grid.values) same = q;
         if (same >= 0) {
             c->grid_values[s] = c->grid_values[same];
             continue;
         }
+        const int64_t cells = (int64_t)g->grid.dims[0] * g->grid.dims[1] * g->grid.dims[2];
         float* p = NULL;
         e = dev_alloc(c, &p, cells, g->grid.values, st, err, err_size);
         c->grid_values[s] = p;
