@@ -50,6 +50,7 @@ static const dfm_api_v1 g_api_v1 = {
     dfm_world_set_profiling,
     dfm_world_get_phase_times,
     dfm_world_prepare,
+    dfm_world_get_contacts,
 };
 
 dfm_result dfm_get_api(uint32_t abi_version, const void** out_table, const char** out_message) {

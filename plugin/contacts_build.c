@@ -67,6 +67,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->node_part);
     free(c->residual);
     free(c->body_extra);
+    free(c->node_friction);
     dfm_contact_records_free(&c->scratch);
     int64_t dropped_total = c->dropped_total, generation = c->generation;
     memset(c, 0, sizeof(*c));
@@ -207,7 +208,8 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
             !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
             !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np) ||
             !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->node_part, 9 * (int64_t)cap) ||
-            !CALLOC(c->residual, 3 * (int64_t)np) || !CALLOC(c->body_extra, 3 * (int64_t)m->body_count)) {
+            !CALLOC(c->residual, 3 * (int64_t)np) || !CALLOC(c->body_extra, 3 * (int64_t)m->body_count) ||
+            !CALLOC(c->node_friction, 9 * (int64_t)cap)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }

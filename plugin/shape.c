@@ -399,6 +399,7 @@ dfm_result dfm_world_get_contact_stats(dfm_world* w, dfm_contact_stats* out) {
     s.candidate_pairs = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
     s.max_penetration = c->max_penetration;
     memcpy(s.particle_force, c->particle_force, sizeof(s.particle_force));
+    s.residual_force_max = c->residual_max;
     s.struct_size = caller;
     memcpy(out, &s, caller);
     return DFM_OK;

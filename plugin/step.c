@@ -111,12 +111,14 @@ void dfm_step_fill_shapes(dfm_world* w, float a0, float a1, dfm_shape_rt* out) {
 }
 
 void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, const int32_t* emitted, int32_t advances,
-                              const double particle_impulse[3], const int32_t kinds[3], float max_penetration) {
+                              const double particle_impulse[3], const int32_t kinds[3], float max_penetration,
+                              float residual_max) {
     dfm_contacts* c = &w->contacts;
     /* Shapes: reactions averaged over the step; the current state becomes the previous one. */
     for (int32_t k = 0; k < c->shape_count; ++k) {
         dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
         for (int a = 0; a < 6; ++a) s->reaction[a] = impulses ? (float)(impulses[6 * k + a] / dt) : 0.0f;
+        s->body_last = s->body_cur;
         s->body_prev = s->body_cur;
         memcpy(s->aabb_prev, s->aabb_cur, sizeof(s->aabb_cur));
     }
@@ -127,6 +129,7 @@ void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, co
     for (int a = 0; a < 3; ++a) c->particle_force[a] = (float)(particle_impulse[a] / dt);
     memcpy(c->last_kind_counts, kinds, sizeof(c->last_kind_counts));
     c->max_penetration = max_penetration;
+    c->residual_max = residual_max;
     c->dropped_last_step = dropped;
     c->dropped_total += dropped;
     if (dropped > 0)
@@ -197,6 +200,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.node_part = c->node_part;
     cc.residual = c->residual;
     cc.body_extra = c->body_extra;
+    cc.node_friction = c->node_friction;
     cc.body_count = w->model.body_count;
     cc.body_offsets = w->model.body_offsets;
     cc.particle_body = w->model.particle_body;
@@ -209,6 +213,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
+        cc.residual_pass = s == substeps - 1;
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads);
         emitted[s] = use_contacts ? c->count : 0;
@@ -218,6 +223,6 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     memcpy(w->state.kin_start, w->state.kin_target, n3 * sizeof(float));
     if (!use_contacts) cc.max_penetration = 0.0f;
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
-                             cc.max_penetration);
+                             cc.max_penetration, use_contacts ? cc.residual_max : 0.0f);
     return DFM_OK;
 }

@@ -24,10 +24,10 @@ void dfm_step_fill_shapes(dfm_world* world, float a0, float a1, dfm_shape_rt* ou
 
 /// End of a step with contacts, either backend: stores the shapes' average reactions (impulses: 6
 /// per shape, N s and N m s, or NULL), counts dropped records from each advance's emitted count,
-/// the contact statistics, logs drops, and makes the current shape states the previous ones.
+/// the contact statistics (residual_max: the largest local force residual after the step, N), logs drops, and makes the current shape states the previous ones.
 void dfm_step_finish_contacts(dfm_world* world, float dt, const double* impulses, const int32_t* emitted,
                               int32_t advances, const double particle_impulse[3], const int32_t kinds[3],
-                              float max_penetration);
+                              float max_penetration, float residual_max);
 
 /// The world's step scratch, grown as needed and zeroed: `substeps` emitted counts and 6 impulse
 /// sums per shape (kept between steps, so a steady step allocates nothing). Returns

@@ -58,6 +58,6 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     for (int32_t k = 0; use_contacts && k < S; ++k)
         for (int a = 0; a < 3; ++a) particle_impulse[a] -= impulses[6 * k + a];
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, particle_impulse, out.kind_counts,
-                             use_contacts ? out.max_penetration : 0.0f);
+                             use_contacts ? out.max_penetration : 0.0f, use_contacts ? out.residual_max : 0.0f);
     return DFM_OK;
 }

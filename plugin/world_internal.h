@@ -120,6 +120,7 @@ typedef struct dfm_shape {
     int has_state;             ///< 0 until the host first sets a state.
     dfm_xform body_prev;       ///< Body pose at the start of the next step.
     dfm_xform body_cur;        ///< Body pose at the end of the next step (last state set).
+    dfm_xform body_last;       ///< Body pose at the end of the last step (points of dfm_world_get_contacts).
     float aabb_prev[6];        ///< World AABB at the previous state (min xyz, max xyz).
     float aabb_cur[6];         ///< World AABB at the current state.
     double impulse[6];         ///< Reaction impulse (N s) and angular impulse (N m s) accumulated in a step.
@@ -153,12 +154,14 @@ typedef struct dfm_contacts {
     float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
     float* residual;           ///< Reaction scratch, 3 per particle.
     float* body_extra;         ///< Reaction scratch, 3 per body.
+    float* node_friction;      ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
     dfm_contact_view scratch;  ///< Parallel CPU detection: record arrays for every candidate (only the
                                ///< record fields; allocated on first use with more than one thread).
     int64_t generation;        ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;
+    float residual_max;        ///< Largest local force residual of a dynamic particle after the last step, N.
     double particle_impulse[3];
     float particle_force[3];
 } dfm_contacts;

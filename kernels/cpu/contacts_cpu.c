@@ -182,7 +182,8 @@ void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float*
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && end - begin >= DFM_CPU_PARALLEL_MIN / 4)
 #endif
-        for (int32_t k = begin; k < end; ++k) (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k]);
+        for (int32_t k = begin; k < end; ++k)
+            (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k], cc->node_friction);
     }
     (void)nt;
 }
@@ -229,6 +230,17 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     for (int32_t i = 0; i < np; ++i)
         dfm_contact_reaction_particle(c, v, cc->record_force, cc->residual, cc->body_extra + 3 * cc->particle_body[i],
                                       cc->node_part, i);
+    if (cc->residual_pass) {
+        float worst = 0.0f;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : worst) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
+#endif
+        for (int32_t i = 0; i < np; ++i) {
+            float r = dfm_contact_local_residual(c, v, cc->record_force, cc->residual, cc->node_friction, i);
+            if (r > worst) worst = r;
+        }
+        cc->residual_max = worst;
+    }
     (void)nt;
     for (int32_t k = 0; k < n; ++k) {
         dfm_v3 fp, fr, tr;

@@ -13,7 +13,7 @@
 ///   (one item per thread over the active prefix with a fixed grid and grid-stride loop, seed
 ///   sec. 1 and 6); P1/P3/P4 n/a (no levels; nothing loop-invariant to hoist; records are the
 ///   compact prefix).
-/// - guess_kernel, reaction_particle_kernel: P2 applies-and-done (one thread per particle,
+/// - guess_kernel, reaction_particle_kernel, local_residual_kernel: P2 applies-and-done (one thread per particle,
 ///   gathering over its list: no output atomics).
 /// - friction_kernel, scatter_kernel: P1 applies-and-done (per color, the color is the level);
 ///   P2 applies-and-done (one particle per thread / one record per thread with atomics (legacy)).
@@ -190,9 +190,10 @@ __global__ void scatter_kernel(dfm_contact_view c, const float* d, float h, cons
     }
 }
 
-__global__ void friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* particles, int32_t count) {
+__global__ void friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* particles, int32_t count,
+                                float* node_friction) {
     int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < count) (void)dfm_contact_friction_particle(&c, v.mode, v.x, v.d, v.h, particles[k]);
+    if (k < count) (void)dfm_contact_friction_particle(&c, v.mode, v.x, v.d, v.h, particles[k], node_friction);
 }
 
 // ---- reactions ----------------------------------------------------------------------------------
@@ -226,6 +227,16 @@ __global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, con
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < v.particle_count)
         dfm_contact_reaction_particle(&c, &v, record_force, residual, body_extra + 3 * particle_body[i], node_part, i);
+}
+
+/// Last advance: the largest local force residual (atomicMax on the bits of non-negative floats:
+/// exact and order-free, so deterministic mode stays bitwise reproducible).
+__global__ void local_residual_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
+                                      const float* residual, const float* node_friction, int32_t* residual_bits) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= v.particle_count) return;
+    float r = dfm_contact_local_residual(&c, &v, record_force, residual, node_friction, i);
+    if (r > 0.0f) atomicMax(residual_bits, __float_as_int(r));
 }
 
 /// Default: each record adds its wrench impulse to its shape (double atomics; order varies).
@@ -467,6 +478,7 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     e = e ? e : dev_alloc(c, &c->guess_gap, n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->record_force, 3 * cap, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->node_part, 9 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->node_friction, 9 * cap, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->shape_impulse, 6 * S, NULL, st, err, err_size);
     if (!e && d->deterministic) {
         /* One scratch buffer large enough for the three scans (candidates, particles + 1, runs + 1). */
@@ -507,14 +519,14 @@ int dfm_cuda_contacts_reserve(dfm_cuda_contacts* c, int32_t advances, char* err,
         c->rt_bytes = (size_t)advances * (size_t)c->shape_count * sizeof(dfm_shape_rt);
         c->rt_advances = advances;
     }
-    if (advances + 4 > c->counter_advances) {
+    if (advances + DFM_CUDA_COUNTER_TAIL > c->counter_advances) {
         int32_t* counters = NULL;
-        int e = dev_alloc(c, &counters, (int64_t)advances + 4, NULL, 0, err, err_size);
+        int e = dev_alloc(c, &counters, (int64_t)advances + DFM_CUDA_COUNTER_TAIL, NULL, 0, err, err_size);
         if (e) return e;
         if (c->counters) c->device_bytes -= (int64_t)c->counter_advances * (int64_t)sizeof(int32_t);
         release(c, c->counters);
         c->counters = counters;
-        c->counter_advances = advances + 4;
+        c->counter_advances = advances + DFM_CUDA_COUNTER_TAIL;
     }
     return 0;
 }
@@ -564,7 +576,7 @@ int dfm_cuda_contacts_begin_step(dfm_cuda_contacts* c, cudaStream_t st, char* er
 int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
                              size_t err_size) {
     const dfm_contact_view& v = a->view;
-    int32_t* kinds = c->counters + c->counter_advances - 4;
+    int32_t* kinds = c->counters + c->counter_advances - DFM_CUDA_COUNTER_TAIL;
     /* kinds and max penetration describe the last advance */
     DFM_CUDA_TRY(cudaMemsetAsync(kinds, 0, 4 * sizeof(int32_t), st));
     dfm_detect_input in;
@@ -649,7 +661,7 @@ int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, c
 int dfm_cuda_contacts_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
                                int32_t count, cudaStream_t st, char* err, size_t err_size) {
     (void)c;
-    friction_kernel<<<blocks_for(count), BLOCK, 0, st>>>(a->view, a->vbd, color_particles, count);
+    friction_kernel<<<blocks_for(count), BLOCK, 0, st>>>(a->view, a->vbd, color_particles, count, c->node_friction);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }
@@ -659,7 +671,7 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
     const dfm_contact_view& v = a->view;
     const int full = (v.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
     unsigned grid = full ? blocks_for(c->capacity) : (unsigned)c->prefix_blocks;
-    int32_t* kinds = c->counters + c->counter_advances - 4;
+    int32_t* kinds = c->counters + c->counter_advances - DFM_CUDA_COUNTER_TAIL;
     final_force_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, a->vbd.h, c->record_force, kinds, kinds + 3, full);
     residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(a->vbd, a->residual);
     if (a->body_count > 0)
@@ -667,6 +679,9 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
                                                                        a->body_count, a->body_extra);
     reaction_particle_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(
         v, a->vbd, c->record_force, a->residual, a->body_extra, a->particle_body, c->node_part);
+    if (a->residual_pass)
+        local_residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(v, a->vbd, c->record_force, a->residual,
+                                                                               c->node_friction, kinds + 4);
     DFM_CUDA_TRY(cudaGetLastError());
     if (!a->deterministic) {
         wrench_atomic_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, a->vbd.h, c->shape_impulse, full);
@@ -693,12 +708,14 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
 }
 
 int dfm_cuda_contacts_download(dfm_cuda_contacts* c, int32_t advances, int32_t* emitted, int32_t kinds[3],
-                               int32_t* max_pen_bits, double* shape_impulse, cudaStream_t st, char* err,
+                               int32_t* max_pen_bits, int32_t* residual_bits, double* shape_impulse, cudaStream_t st, char* err,
                                size_t err_size) {
     DFM_CUDA_TRY(cudaMemcpyAsync(emitted, c->counters, (size_t)advances * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
-    DFM_CUDA_TRY(cudaMemcpyAsync(kinds, c->counters + c->counter_advances - 4, 3 * sizeof(int32_t),
+    DFM_CUDA_TRY(cudaMemcpyAsync(kinds, c->counters + c->counter_advances - DFM_CUDA_COUNTER_TAIL, 3 * sizeof(int32_t),
                                  cudaMemcpyDeviceToHost, st));
-    DFM_CUDA_TRY(cudaMemcpyAsync(max_pen_bits, c->counters + c->counter_advances - 1, sizeof(int32_t),
+    DFM_CUDA_TRY(cudaMemcpyAsync(residual_bits, c->counters + c->counter_advances - 1, sizeof(int32_t),
+                                 cudaMemcpyDeviceToHost, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(max_pen_bits, c->counters + c->counter_advances - 2, sizeof(int32_t),
                                  cudaMemcpyDeviceToHost, st));
     DFM_CUDA_TRY(cudaMemcpyAsync(shape_impulse, c->shape_impulse, (size_t)c->shape_count * 6u * sizeof(double),
                                  cudaMemcpyDeviceToHost, st));

@@ -12,6 +12,9 @@
 #include "vbd_cuda_api.h"
 #include "vbd_view.h"
 
+/// Step counters after the per-advance emitted counts: kinds[3], max penetration, max residual.
+#define DFM_CUDA_COUNTER_TAIL 5
+
 /// Record arrays (one set written by detection, one canonical set in deterministic mode).
 struct dfm_cuda_records {
     int32_t *corners, *shape, *candidate;
@@ -38,12 +41,14 @@ struct dfm_cuda_contacts {
     int32_t *head, *next;
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
     float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;
+    float* node_friction;           ///< 9 per record (3 per node): friction force of the projection, N.
     int32_t *shape_begin, *shape_end; ///< Deterministic: bounds of the (kind, shape) record runs, [3][shapes].
     int32_t *run_chunks, *chunk_offset; ///< Deterministic: chunks per run and their exclusive scan, [3 shapes + 1].
     double* chunk_sum;                ///< Deterministic: 6 wrench-impulse sums per chunk.
     int64_t chunk_capacity;           ///< Chunks that chunk_sum holds (capacity / chunk + 3 shapes).
     /* results */
-    int32_t* counters;              ///< [advances] emitted per advance, then kinds[3], max penetration bits.
+    int32_t* counters;              ///< [advances] emitted per advance, then the DFM_CUDA_COUNTER_TAIL step
+                                    ///< counters: kinds[3], max penetration bits, max residual bits.
     int32_t counter_advances;
     double* shape_impulse;          ///< 6 per shape.
     void* scan_temp;
@@ -64,6 +69,7 @@ struct dfm_cuda_advance {
     const int32_t* particle_body;   ///< Device.
     float* residual;                ///< Device scratch, 3 per particle.
     float* body_extra;              ///< Device scratch, 3 per body.
+    int residual_pass;              ///< 1: compute the largest local force residual (last advance of a step).
     int deterministic;
 };
 
@@ -113,7 +119,7 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
 
 /// Copies the step's results to the host (enqueued; valid after the stream synchronizes).
 int dfm_cuda_contacts_download(dfm_cuda_contacts* c, int32_t advances, int32_t* emitted, int32_t kinds[3],
-                               int32_t* max_pen_bits, double* shape_impulse, cudaStream_t st, char* err,
+                               int32_t* max_pen_bits, int32_t* residual_bits, double* shape_impulse, cudaStream_t st, char* err,
                                size_t err_size);
 
 #endif

@@ -508,6 +508,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         a.particle_body = b->particle_body;
         a.residual = b->residual;
         a.body_extra = b->body_extra;
+        a.residual_pass = s == substeps - 1;
         a.deterministic = d->deterministic;
         int mode = SOLVE_NO_CONTACTS;
         if (contacts) {
@@ -588,6 +589,29 @@ extern "C" int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t subst
     return 0;
 }
 
+extern "C" int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, int32_t* corners, float* bary,
+                                                  int32_t* shape, float* normal, float* body_point,
+                                                  float* record_force, float* node_friction, char* err,
+                                                  size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    const dfm_cuda_contacts* c = &b->contacts;
+    if (count <= 0 || c->shape_count == 0) return 0;
+    if (count > c->capacity) count = c->capacity;
+    const size_t n = (size_t)count;
+    DFM_CUDA_TRY(cudaMemcpyAsync(corners, c->rec.corners, 3 * n * sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(bary, c->rec.bary, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(shape, c->rec.shape, n * sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(normal, c->rec.normal, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(body_point, c->rec.body_point, 3 * n * sizeof(float), cudaMemcpyDeviceToHost,
+                                 b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(record_force, c->record_force, 3 * n * sizeof(float), cudaMemcpyDeviceToHost,
+                                 b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(node_friction, c->node_friction, 9 * n * sizeof(float), cudaMemcpyDeviceToHost,
+                                 b->stream));
+    DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    return 0;
+}
+
 extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* d, dfm_cuda_step_results* out,
                                      char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
@@ -650,14 +674,17 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         }
         DFM_CUDA_TRY(cudaGraphLaunch(b->graph, b->stream));
     }
-    int32_t max_pen_bits = 0;
+    int32_t max_pen_bits = 0, residual_bits = 0;
     if (c->shape_count > 0 && out) {
         int r = dfm_cuda_contacts_download(c, d->substeps, out->emitted, out->kind_counts, &max_pen_bits,
-                                           out->shape_impulse, b->stream, err, err_size);
+                                           &residual_bits, out->shape_impulse, b->stream, err, err_size);
         if (r) return r;
     }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
-    if (out) memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
+    if (out) {
+        memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
+        memcpy(&out->residual_max, &residual_bits, sizeof(float));
+    }
     for (int k = 0; k < DFM_PHASE_COUNT; ++k) b->phase_ms[k] = 0.0f;
     for (int e = 0; b->profiling && e < b->event_count; ++e) {
         float ms = 0.0f;

@@ -96,6 +96,23 @@ DFM_HD void dfm_contact_reaction_particle(const dfm_contact_view* c, const dfm_v
     }
 }
 
+/// Convergence figure of dynamic particle i after pass 2a: the norm of its local force residual,
+/// the contact force its balance needs (`residual`) minus the contact forces it received (w f of
+/// each record at the final iterate plus the projection's friction force per node,
+/// `node_friction`, or NULL when friction is off); zero when converged and for pinned and
+/// kinematic particles (N).
+DFM_HD float dfm_contact_local_residual(const dfm_contact_view* c, const dfm_vbd_view* v, const float* record_force,
+                                        const float* residual, const float* node_friction, int32_t i) {
+    if (v->mode[i] != 0) return 0.0f;
+    dfm_v3 r = dfm_v3_load(residual + 3 * i);
+    for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
+        r = dfm_v3_madd(r, dfm_v3_load(record_force + 3 * (node / 3)), -c->bary[node]);
+        if (node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION))
+            r = dfm_v3_sub(r, dfm_v3_load(node_friction + 3 * node));
+    }
+    return dfm_v3_len(r);
+}
+
 /// Pass 3 for record k: the contact force on the particles (sum of its corners' node parts),
 /// the reaction force on the shape (its opposite) and that force's torque about the host body
 /// origin at the end of the advance (world frame; N and N m).

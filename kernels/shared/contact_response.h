@@ -159,21 +159,26 @@ DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint
 /// correction. A particle record (one corner) is cancelled exactly; the corners of an edge or face
 /// record take their shares in turn, each against the motion left by the others. Run per color
 /// (no two corners of one record share a color), so all particles of a color run in parallel.
-/// Updates x and d of particle i only; returns the friction impulse on it (N s).
+/// Updates x and d of particle i only. When `node_force` is not NULL it receives, for every node
+/// of i's list (3 floats at node_force + 3 * node), the friction force that node's record put on
+/// i over the advance, m_i dx / h^2 (N; zero where the record applied none, and for pinned or
+/// kinematic particles). Returns the friction impulse on i (N s).
 DFM_HD dfm_v3 dfm_contact_friction_particle(const dfm_contact_view* c, const uint8_t* mode, float* x, float* d, float h,
-                                            int32_t i) {
+                                            int32_t i, float* node_force) {
     dfm_v3 impulse = dfm_v3_zero();
-    if (mode[i] != 0 || (c->flags & DFM_DISABLE_STATIC_FRICTION)) return impulse;
+    const int active = mode[i] == 0 && !(c->flags & DFM_DISABLE_STATIC_FRICTION);
     float m = c->particle_mass[i];
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
         int32_t k = node / 3;
-        dfm_v3 corr;
+        dfm_v3 corr, dx = dfm_v3_zero();
         float W;
-        if (!dfm_contact_friction_correction(c, mode, d, h, k, &corr, &W)) continue;
-        dfm_v3 dx = dfm_v3_scale(corr, -(c->bary[node] / m) / W);
-        dfm_v3_store(dfm_v3_add(dfm_v3_load(x + 3 * i), dx), x + 3 * i);
-        dfm_v3_store(dfm_v3_add(dfm_v3_load(d + 3 * i), dx), d + 3 * i);
-        impulse = dfm_v3_madd(impulse, dx, m / h);
+        if (active && dfm_contact_friction_correction(c, mode, d, h, k, &corr, &W)) {
+            dx = dfm_v3_scale(corr, -(c->bary[node] / m) / W);
+            dfm_v3_store(dfm_v3_add(dfm_v3_load(x + 3 * i), dx), x + 3 * i);
+            dfm_v3_store(dfm_v3_add(dfm_v3_load(d + 3 * i), dx), d + 3 * i);
+            impulse = dfm_v3_madd(impulse, dx, m / h);
+        }
+        if (node_force) dfm_v3_store(dfm_v3_scale(dx, m / (h * h)), node_force + 3 * node);
     }
     return impulse;
 }

@@ -91,6 +91,7 @@ typedef struct dfm_cuda_step_results {
     int32_t* emitted;                    ///< Caller's array, one per substep: records emitted (may exceed capacity).
     int32_t kind_counts[3];              ///< Particle, edge, face records of the last advance.
     float max_penetration;               ///< Largest penetration at the end of the last advance, m.
+    float residual_max;                  ///< Largest local force residual of a dynamic particle after the step, N.
 } dfm_cuda_step_results;
 
 /// Host buffer (pinned) for `substeps` advances of shape records, advance-major, that the next
@@ -107,6 +108,13 @@ int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t substeps, dfm_sh
 /// model or contacts, change; a change of contact counts needs none). One host-to-device copy
 /// of the shape records precedes the launch; the stream is synchronized once at the end, where
 /// `out` (may be NULL without contacts) is filled.
+/// Copies the first `count` contact records of the last advance to the host arrays given
+/// (corners, bary, normal, body_point and record_force 3 per record, shape 1, node_friction 9);
+/// returns 0 or a DFM_ERROR_* with `err` saying why.
+int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, int32_t* corners, float* bary,
+                                       int32_t* shape, float* normal, float* body_point, float* record_force,
+                                       float* node_friction, char* err, size_t err_size);
+
 int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* desc, dfm_cuda_step_results* out, char* err,
                           size_t err_size);
 

@@ -64,6 +64,9 @@ typedef struct dfm_api_v1 {
     dfm_result (*world_get_phase_times)(dfm_world* world, dfm_phase_times* out);
     /* Appended in ABI 1.2. */
     dfm_result (*world_prepare)(dfm_world* world);
+    /* Appended in ABI 1.3. */
+    dfm_result (*world_get_contacts)(dfm_world* world, dfm_contact_point* out, int32_t capacity,
+                                     int32_t element_size, int32_t* out_count);
 } dfm_api_v1;
 
 /// Gives the function table of ABI major `abi_version >> 16` in *out_table (a `const

@@ -100,6 +100,11 @@ typedef struct dfm_contact_stats {
     int64_t candidate_pairs;   ///< (feature, shape) pairs tested per advance (particle + edge + face).
     float max_penetration;     ///< Largest penetration (m) at the end of the last step (0 if none).
     float particle_force[3];   ///< Sum of contact forces on particles, averaged over the last step, N.
+    /* ABI 1.3 */
+    float residual_force_max;  ///< Convergence of the last step: the largest local force residual of a dynamic
+                               ///< particle at its end (|inertia + elastic + drag + contact forces|, N; 0 when
+                               ///< converged), computed in worlds with contacts (0 otherwise). Compare it with a
+                               ///< particle's weight m g: VBD's iterations are not run to convergence.
 } dfm_contact_stats;
 
 /// Registers a shape. Meshes are checked (closed, consistently oriented) and baked into an SDF
@@ -126,6 +131,42 @@ DFM_API dfm_result dfm_shape_get_info(dfm_world* world, dfm_shape_id shape, dfm_
 /// torques may be NULL.
 DFM_API dfm_result dfm_world_get_shape_reactions(dfm_world* world, const dfm_shape_id* ids, int32_t count,
                                                  float* forces, float* torques, int32_t stride_bytes);
+
+/// Contact kinds of dfm_contact_point.kind.
+typedef enum dfm_contact_kind {
+    DFM_CONTACT_KIND_PARTICLE = 1, ///< A vertex against the shape.
+    DFM_CONTACT_KIND_EDGE = 2,     ///< An interior point of a mesh edge (e.g. across a shape's rim).
+    DFM_CONTACT_KIND_FACE = 3,     ///< An interior point of a triangle (e.g. on a shape's corner).
+    DFM_CONTACT_KIND_MAX_ENUM = 0x7FFFFFFF
+} dfm_contact_kind;
+
+/// One contact of the last advance of the last step, with the forces it applied then: the local
+/// contact forces themselves (penalty, damping, friction), not the momentum-consistent share that
+/// dfm_world_get_shape_reactions reports. Forces are those on the deformable (the shape receives
+/// the opposite), world frame. With the default 4 x 10 counts these are not converged (see
+/// dfm_contact_stats.residual_force_max and docs/friction.md).
+typedef struct dfm_contact_point {
+    dfm_shape_id shape;        ///< The rigid shape.
+    dfm_body_id body;          ///< The deformable body.
+    int32_t kind;              ///< A dfm_contact_kind.
+    int32_t vertices[3];       ///< The body's vertex indices of the feature (-1 padded).
+    float weights[3];          ///< Barycentric weights of the contact point on the feature.
+    float point[3];            ///< Contact point on the shape's surface, m, world frame.
+    float normal[3];           ///< Unit normal from the shape toward the deformable (from detection).
+    float normal_force;        ///< Force along `normal` on the deformable at the end of the advance (penalty and
+                               ///< damping), N (>= 0: a push, never a pull).
+    float friction_force[3];   ///< Friction force of the Coulomb projection on the deformable over the advance, N
+                               ///< (tangential; the impulse divided by the substep).
+} dfm_contact_point;
+
+/// Copies the contacts of the last advance of the last step, at most `capacity` of them, into
+/// `out` (elements `element_size` bytes apart: sizeof(dfm_contact_point) as the caller compiled
+/// it; the library writes that many bytes of each, so older callers keep working), and their
+/// total number into *out_count (may exceed capacity: call again with more room; out may be NULL
+/// with capacity 0 to ask for the count only). On CUDA this copies the records from the device.
+/// ABI 1.3.
+DFM_API dfm_result dfm_world_get_contacts(dfm_world* world, dfm_contact_point* out, int32_t capacity,
+                                          int32_t element_size, int32_t* out_count);
 
 /// Fills `out` (whose struct_size the caller sets) with the contact counters of the last step.
 DFM_API dfm_result dfm_world_get_contact_stats(dfm_world* world, dfm_contact_stats* out);
