@@ -3,10 +3,17 @@
 /// skipped where dfm_world_set_solver answers DFM_ERROR_DEVICE_UNAVAILABLE). A 0.3 m cloth lies on
 /// a table with its end hanging over the edge; two box pads close on the hanging strip, pull it
 /// off and lift it. Prints every swap (the library's info log says what carried over) and a
-/// summary; exits non-zero if a step or a swap other than an unavailable CUDA fails, or positions
-/// become non-finite or jump (any particle faster than 20 m/s).
+/// summary; exits non-zero if a step or a swap other than an unavailable CUDA fails, positions
+/// become non-finite or jump (any particle faster than 20 m/s), or the lift did not happen: at the
+/// end the cloth's centroid must be above the table top (z = 0; the pads lift the strip 0.2 m from
+/// z = -0.08 m, so a held cloth hangs around them, and a dropped one falls far below).
+/// Known defect (issue 13): the cloth is not held. With vbd alone (`--cycle vbd`: vbd/cpu and
+/// vbd/cuda only) it slides off the slab before the pads close (a 15 cm overhang of a 30 cm cloth
+/// on mu = 0.3) and is not caught; the xpbd stage also throws it up off the slab, after which it
+/// falls through. Both cycles report FAILED; CTest runs them as known failures
+/// (sample_05_*_known_failure, WILL_FAIL) until the choreography and xpbd are fixed.
 ///
-/// Usage: 05_solver_swap [--res N] [--every FRAMES] [--frames N] [--out DIR]
+/// Usage: 05_solver_swap [--res N] [--every FRAMES] [--frames N] [--cycle all|vbd] [--out DIR]
 #include <dfm/dfm.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,15 +31,24 @@ static double smooth(double t, double t0, double t1) {
 }
 
 int main(int argc, char** argv) {
-    int res = 12, every = 60, frames = 300;
+    int res = 12, every = 60, frames = 300, vbd_only = 0;
     const char* out = "out/05_solver_swap";
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--cycle") && i + 1 < argc) {
+            ++i;
+            if (!strcmp(argv[i], "vbd")) vbd_only = 1;
+            else if (strcmp(argv[i], "all") != 0) {
+                fprintf(stderr, "--cycle takes all or vbd\n");
+                return 2;
+            }
+        }
         else {
-            fprintf(stderr, "usage: %s [--res N] [--every FRAMES] [--frames N] [--out DIR]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--res N] [--every FRAMES] [--frames N] [--cycle all|vbd] [--out DIR]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -64,6 +80,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     dfm_shape_id* ids = scene.ids;        /* slab, pad 0, pad 1 */
+    const int32_t pad0 = scene.first_pad;
     dfm_shape_state* st = scene.states;
     const float* pad_open = scene.pad_open;
     const dfm_body_id cloth = scene.cloth;
@@ -81,7 +98,7 @@ int main(int argc, char** argv) {
         if (f % every == 0) {
             /* Next stage of the cycle; CUDA stages are skipped where no device is usable. */
             for (int tries = 0; tries < 3; ++tries) {
-                int s = stage++ % 3;
+                int s = stage++ % (vbd_only ? 2 : 3);
                 dfm_result r = dfm_world_set_solver(world, cycle_name[s], cycle_backend[s]);
                 if (r == DFM_OK) {
                     printf("frame %d: solver %s/%s\n", f, cycle_name[s], cycle_backend[s] == DFM_BACKEND_CUDA ? "cuda" : "cpu");
@@ -101,10 +118,10 @@ int main(int argc, char** argv) {
         double t = (f + 1) * dt;
         double sq = smooth(t, 0.8, 1.2), up = smooth(t, 1.4, 2.6);
         for (int k = 0; k < 2; ++k) {
-            st[1 + k].position[0] = (float)(pad_open[k] + (closed[k] - pad_open[k]) * sq + 0.2 * up);
-            st[1 + k].position[2] = (float)(pinch_z + 0.2 * up);
+            st[pad0 + k].position[0] = (float)(pad_open[k] + (closed[k] - pad_open[k]) * sq + 0.2 * up);
+            st[pad0 + k].position[2] = (float)(pinch_z + 0.2 * up);
         }
-        dfm_result sr = dfm_world_set_shape_states(world, ids + 1, 0, st + 1, 0, 2);
+        dfm_result sr = dfm_world_set_shape_states(world, ids + pad0, 0, st + pad0, 0, 2);
         if (sr == DFM_OK) sr = dfm_world_step(world, dt);
         if (sr != DFM_OK) {
             fprintf(stderr, "frame %d: %s\n", f, dfm_world_last_error(world));
@@ -127,9 +144,12 @@ int main(int argc, char** argv) {
     double cz = 0;
     for (int32_t i = 0; i < nv; ++i) cz += x[3 * i + 2];
     cz /= nv;
+    const int lifted = cz > 0.0;
     printf("05_solver_swap: %d frames, %d swaps, %d CUDA stages skipped, fastest particle %.3f m/s, cloth centroid z "
-           "%.3f m at the end; %s\n",
-           frames, swaps, skipped, (double)worst_speed, cz, ok ? "OK" : "FAILED");
+           "%.3f m at the end (%s); %s\n",
+           frames, swaps, skipped, (double)worst_speed, cz, lifted ? "held above the table" : "dropped: below the table top",
+           ok && lifted ? "OK" : "FAILED");
+    ok = ok && lifted;
     free(v);
     gripper_table_free(&scene);
     dfm_world_destroy(world);
