@@ -38,7 +38,7 @@ dfm_result dfm_resolve_body(dfm_world* w, dfm_body_id id, dfm_body** out) {
     if (id.world_tag != w->tag)
         return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "body id {%d, gen %u} was issued by another world (tag %u, this is %u)",
                         id.index1, id.generation, id.world_tag, w->tag);
-    int32_t slot = id.index1 - 1;
+    int32_t slot = id.index1 > 0 ? id.index1 - 1 : -1; /* INT_MIN - 1 would overflow */
     if (slot < 0 || slot >= w->slot_count || !w->slots[slot].body || w->slots[slot].generation != id.generation)
         return dfm_fail(w, DFM_ERROR_STALE_ID, "body id {%d, gen %u} is stale (the body was removed)", id.index1,
                         id.generation);

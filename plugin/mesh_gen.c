@@ -42,7 +42,11 @@ dfm_result dfm_cloth_grid_generate(int32_t nu, int32_t nv, const float origin[3]
 
 dfm_result dfm_tet_box_counts(int32_t nx, int32_t ny, int32_t nz, int32_t* nvert, int32_t* ntet) {
     if (!nvert || !ntet) return DFM_ERROR_NULL_POINTER;
-    if (nx < 2 || ny < 2 || nz < 2 || (int64_t)nx * ny * nz > INT32_MAX / 20) return DFM_ERROR_INVALID_COUNT;
+    /* each factor is < 2^31, so the first product fits in int64; the second is checked by division
+     * (2^21 x 2^21 x 2^22 wrapped to 0 and passed) */
+    if (nx < 2 || ny < 2 || nz < 2) return DFM_ERROR_INVALID_COUNT;
+    const int64_t nxy = (int64_t)nx * ny, limit = INT32_MAX / 20;
+    if (nxy > limit || nz > limit / nxy) return DFM_ERROR_INVALID_COUNT;
     *nvert = nx * ny * nz;
     *ntet = 5 * (nx - 1) * (ny - 1) * (nz - 1);
     return DFM_OK;

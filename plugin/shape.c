@@ -27,8 +27,10 @@ static dfm_result resolve_shape_entry(dfm_world* w, dfm_shape_id id, int32_t ent
     if (id.world_tag != w->tag)
         return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "%sshape id {%d, gen %u} was issued by another world (tag %u, this is %u)",
                         where, id.index1, id.generation, id.world_tag, w->tag);
-    int32_t slot = id.index1 - 1;
-    if (slot >= w->shape_slot_count || !w->shape_slots[slot].shape || w->shape_slots[slot].generation != id.generation)
+    /* index1 < 0 never names a slot (and INT_MIN - 1 would overflow) */
+    int32_t slot = id.index1 > 0 ? id.index1 - 1 : -1;
+    if (slot < 0 || slot >= w->shape_slot_count || !w->shape_slots[slot].shape ||
+        w->shape_slots[slot].generation != id.generation)
         return dfm_fail(w, DFM_ERROR_STALE_ID, "%sshape id {%d, gen %u} is stale (the shape was removed)", where,
                         id.index1, id.generation);
     *out = w->shape_slots[slot].shape;

@@ -56,6 +56,18 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         "with float atomics on CUDA, in varying order); clear DFM_DISABLE_CONTACT_LISTS");
     if (d->cpu_threads < 0)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
+    if (d->contact_capacity < 0)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_capacity is %d; must be >= 0 (0 = one per "
+                        "candidate pair)", d->contact_capacity);
+    if (!isfinite(d->contact_penalty_beta) || d->contact_penalty_beta < 0.0f)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_penalty_beta is %g; must be finite and >= 0",
+                        (double)d->contact_penalty_beta);
+    if (!isfinite(d->contact_penalty_start) || d->contact_penalty_start < 0.0f)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_penalty_start is %g N/m; must be finite and >= 0",
+                        (double)d->contact_penalty_start);
+    if (d->disable_flags & ~DFM_DISABLE_KNOWN_FLAGS)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.disable_flags has unknown bits 0x%x",
+                        (unsigned)(d->disable_flags & ~DFM_DISABLE_KNOWN_FLAGS));
     return DFM_OK;
 }
 
@@ -110,6 +122,7 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     dfm_log(w, DFM_LOG_INFO, "world created: backend %s, %d substeps x %d iterations, %d environments",
             w->cuda ? "cuda" : "cpu", full.substeps, full.iterations, full.environment_count);
     *out_world = w;
+    dfm_clear_error(NULL); /* a success leaves no stale create error behind */
     return DFM_OK;
 }
 
@@ -136,6 +149,13 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     dfm_clear_error(w);
     if (!isfinite(dt)) return dfm_fail(w, DFM_ERROR_NON_FINITE, "dt is not finite");
     if (dt <= 0.0f) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "dt is %g s; must be > 0", (double)dt);
+    /* Values the float solver cannot take: h^2 underflows (a denormal dt gave NaN everywhere) or the
+     * step spans more than any host tick (1e30 s gave NaN too). */
+    const float h = dt / (float)w->def.substeps;
+    if (dt > DFM_MAX_DT || h < DFM_MIN_SUBSTEP)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                        "dt is %g s (substep %g s); dt must be <= %g s and dt / substeps >= %g s", (double)dt,
+                        (double)h, (double)DFM_MAX_DT, (double)DFM_MIN_SUBSTEP);
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
     if (w->solver) { /* a provider other than vbd (dfm_world_set_solver) */

@@ -212,7 +212,8 @@ void dfm_log(const dfm_world* world, dfm_log_level level, const char* fmt, ...)
 #endif
     ;
 
-/// Clears the last error (called at the start of every public call).
+/// Clears the last error (called at the start of every public call); NULL clears the calling
+/// thread's create error (dfm_world_last_error(NULL)).
 void dfm_clear_error(dfm_world* world);
 
 /// Resolves an id to a live body, or fails with STALE_ID / FOREIGN_ID / NULL id messages.

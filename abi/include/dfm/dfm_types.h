@@ -69,9 +69,15 @@ enum {
                                            ///< over the whole capacity instead of the active prefix.
     DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA: one particle per 32-lane warp (16 lanes idle) in the
                                               ///< tiled elasticity solve instead of two (bitwise equal results).
-    DFM_DISABLE_TET_KERNEL = 1u << 10      ///< CUDA: the generic elasticity kernel also for tet-only models
+    DFM_DISABLE_TET_KERNEL = 1u << 10,     ///< CUDA: the generic elasticity kernel also for tet-only models
                                            ///< (bitwise equal results).
+    DFM_DISABLE_KNOWN_FLAGS = (1u << 11) - 1u ///< Every bit above is known; others are refused at creation.
 };
+
+/// Largest dt dfm_world_step takes, s: no host tick is longer (a 1e30 s step turned every particle NaN).
+#define DFM_MAX_DT 10.0f
+/// Smallest substep dt / substeps, s: below it h^2 underflows in float (a denormal dt gave NaN).
+#define DFM_MIN_SUBSTEP 1e-7f
 
 /// Default world def (positional aggregate so it is valid C and C++).
 #define DFM_WORLD_DEF_INIT \

@@ -1,0 +1,96 @@
+/// Hostile inputs found by fuzzing the ABI (issue 14), each refused with its own code and a message,
+/// leaving the world usable; each check failed on the code before its fix (out-of-bounds read, int64
+/// overflow, NaN world, stale message, unvalidated def fields):
+/// - shape and body ids with a negative index or INT_MIN carrying the world's own tag;
+/// - dfm_tet_box_counts / dfm_tet_box_generate with a vertex count whose product overflows int64;
+/// - dfm_world_last_error(NULL) after a failed and then a successful create;
+/// - negative contact_capacity, negative or NaN penalty ramp settings, unknown disable_flags bits;
+/// - dt too large (1e30 s) or a substep too small (1e-45 s) to simulate.
+#include <limits.h>
+
+#include "dfm_test_shapes.h"
+
+/// Checks code and message, then that the world still steps with finite positions.
+static void expect(dfm_world* w, dfm_body_id body, dfm_result got, dfm_result want, const char* needle,
+                   const char* what) {
+    const char* msg = dfm_world_last_error(w);
+    CHECK(got == want, "%s: got %s, want %s (%s)", what, dfm_result_string(got), dfm_result_string(want), msg);
+    CHECK(needle == NULL || strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
+    if (!w) return;
+    CHECK(dfm_world_step(w, 1.0f / 60.0f) == DFM_OK, "%s: world no longer steps: %s", what, dfm_world_last_error(w));
+    float p[3];
+    CHECK(dfm_body_get_positions(w, body, 3, 1, p, 0) == DFM_OK && isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]),
+          "%s: positions not finite", what);
+}
+
+int main(void) {
+    dfm_world* w = dfm_test_world(-9.81f, 2, 4);
+    dfm_test_grid g = dfm_test_make_grid(4, 4, 0.2f, 0.2f, 0, 0, 0.1f);
+    dfm_body_id body = dfm_test_add_cloth(w, &g, dfm_cloth_def_default());
+    dfm_shape_def sd = dfm_shape_def_default();
+    sd.type = DFM_SHAPE_PLANE;
+    dfm_shape_id plane = dfm_test_add_shape(w, sd, 0, 0, 0, NULL);
+    CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
+
+    /* ids with a negative index and the world's own tag */
+    const int32_t bad_index[2] = {-5, INT_MIN};
+    for (int k = 0; k < 2; ++k) {
+        dfm_shape_id s = plane;
+        s.index1 = bad_index[k];
+        dfm_shape_info info = dfm_shape_info_init();
+        expect(w, body, dfm_shape_get_info(w, s, &info), DFM_ERROR_STALE_ID, "stale", "negative shape index");
+        dfm_shape_state st = dfm_test_state(0, 0, 0, NULL);
+        expect(w, body, dfm_world_set_shape_states(w, &s, 0, &st, 0, 1), DFM_ERROR_STALE_ID, "state 0", "state batch");
+        dfm_body_id b = body;
+        b.index1 = bad_index[k];
+        dfm_body_info bi = dfm_body_info_init();
+        expect(w, body, dfm_body_get_info(w, b, &bi), DFM_ERROR_STALE_ID, "stale", "negative body index");
+    }
+
+    /* tet box counts whose product overflows int64 (2^21 x 2^21 x 2^22 = 2^64 wrapped to 0) */
+    int32_t nv = -1, nt = -1;
+    CHECK(dfm_tet_box_counts(1 << 21, 1 << 21, 1 << 22, &nv, &nt) == DFM_ERROR_INVALID_COUNT,
+          "overflowing tet box accepted: %d vertices, %d tets", nv, nt);
+    CHECK(dfm_tet_box_counts(1 << 15, 1 << 15, 3, &nv, &nt) == DFM_ERROR_INVALID_COUNT, "3 x 2^30 vertices accepted");
+    float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, pos[3];
+    int32_t tets[4];
+    CHECK(dfm_tet_box_generate(1 << 21, 1 << 21, 1 << 22, lo, hi, pos, tets) == DFM_ERROR_INVALID_COUNT,
+          "overflowing tet box generated");
+    CHECK(dfm_tet_box_counts(6, 6, 6, &nv, &nt) == DFM_OK && nv == 216 && nt == 625, "6^3 box: %d, %d", nv, nt);
+
+    /* world defs with unvalidated fields */
+    struct {
+        const char* what;
+        const char* needle;
+        dfm_world_def def;
+    } defs[4];
+    for (int k = 0; k < 4; ++k) defs[k].def = dfm_world_def_default();
+    defs[0].what = "negative contact capacity", defs[0].needle = "contact_capacity", defs[0].def.contact_capacity = -1;
+    defs[1].what = "negative penalty ramp", defs[1].needle = "contact_penalty_beta", defs[1].def.contact_penalty_beta = -1;
+    defs[2].what = "NaN penalty start", defs[2].needle = "contact_penalty_start", defs[2].def.contact_penalty_start = NAN;
+    defs[3].what = "unknown flag bit", defs[3].needle = "unknown bits", defs[3].def.disable_flags = 1u << 20;
+    for (int k = 0; k < 4; ++k) {
+        defs[k].def.backend = DFM_BACKEND_CPU;
+        dfm_world* bad = NULL;
+        dfm_result r = dfm_world_create(DFM_ABI_VERSION, &defs[k].def, &bad);
+        expect(NULL, body, r, DFM_ERROR_INVALID_VALUE, defs[k].needle, defs[k].what);
+        CHECK(bad == NULL, "%s: a world was returned", defs[k].what);
+        if (bad) dfm_world_destroy(bad);
+    }
+    /* ... and the create error does not outlive a successful create */
+    dfm_world_def ok_def = dfm_world_def_default();
+    ok_def.backend = DFM_BACKEND_CPU;
+    dfm_world* fresh = NULL;
+    CHECK(dfm_world_create(DFM_ABI_VERSION, &ok_def, &fresh) == DFM_OK, "create: %s", dfm_world_last_error(NULL));
+    CHECK(dfm_world_last_error(NULL)[0] == '\0', "stale create error after a success: '%s'", dfm_world_last_error(NULL));
+    dfm_world_destroy(fresh);
+
+    /* dt that cannot be simulated */
+    expect(w, body, dfm_world_step(w, 1e30f), DFM_ERROR_INVALID_VALUE, "dt must be", "dt 1e30 s");
+    expect(w, body, dfm_world_step(w, 1e-45f), DFM_ERROR_INVALID_VALUE, "substeps", "dt 1e-45 s");
+    expect(w, body, dfm_world_step(w, 11.0f), DFM_ERROR_INVALID_VALUE, "10 s", "dt 11 s");
+
+    dfm_test_free_grid(&g);
+    dfm_world_destroy(w);
+    return dfm_test_finish("test_hardening");
+}
