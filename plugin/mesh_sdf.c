@@ -517,6 +517,20 @@ int dfm_mesh_sdf_bake(const float* vertices, int32_t vertex_count, const int32_t
             return DFM_MESH_SDF_TOO_MANY_NODES;
         }
     }
+    /* The grid must be representable in the floats it is stored and sampled in: a finite but huge
+     * cell (3e38 m) or mesh (half size 3e38 m) made the origin or the band infinite, and the
+     * lattice loops then ran over the whole int range or cast infinities to int. */
+    {
+        double band_d = fmax(MESH_SDF_MIN_BAND_CELLS * h, margin_used), reach = band_d;
+        for (int a = 0; a < 3; ++a) reach = fmax(reach, fmax(fabs(origin[a]), fabs(origin[a] + h * (dims[a] - 1))));
+        if (!(reach <= DFM_MESH_SDF_MAX_COORD)) {
+            set_err(err, err_size,
+                    "the grid (cell %g m, %dx%dx%d nodes, band %g m) reaches %g m from the origin; dfm handles "
+                    "meshes and cells within %g m",
+                    h, (int)dims[0], (int)dims[1], (int)dims[2], band_d, reach, (double)DFM_MESH_SDF_MAX_COORD);
+            return DFM_MESH_SDF_OUT_OF_RANGE;
+        }
+    }
     for (int a = 0; a < 3; ++a) out->origin[a] = (float)origin[a];
     out->cell = (float)h;
     memcpy(out->dims, dims, sizeof(dims));

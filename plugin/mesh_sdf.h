@@ -31,13 +31,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// Largest distance from the shape-frame origin (m) that a baked grid may reach (its nodes and its
+/// band): far inside float range, where a float position still resolves about 0.1 m.
+#define DFM_MESH_SDF_MAX_COORD 1e6
+
 /// Result codes of dfm_mesh_sdf_bake.
 enum {
     DFM_MESH_SDF_OK = 0,              ///< Baked.
     DFM_MESH_SDF_OUT_OF_MEMORY = -1,  ///< An allocation failed (nothing leaked, *out zeroed).
     DFM_MESH_SDF_NOT_CLOSED = -2,     ///< An edge is open, non-manifold or used twice in one direction.
     DFM_MESH_SDF_DEGENERATE = -3,     ///< Bad arguments, index, coordinate, zero-area triangle or no volume.
-    DFM_MESH_SDF_TOO_MANY_NODES = -4  ///< The grid for the requested cell exceeds max_nodes.
+    DFM_MESH_SDF_TOO_MANY_NODES = -4, ///< The grid for the requested cell exceeds max_nodes.
+    DFM_MESH_SDF_OUT_OF_RANGE = -5    ///< The grid would reach beyond DFM_MESH_SDF_MAX_COORD (huge mesh or cell).
 };
 
 /// A baked grid, owned by the caller (free with dfm_mesh_sdf_free). Its fields map one to one

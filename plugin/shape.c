@@ -169,6 +169,7 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
         if (rc == DFM_MESH_SDF_OUT_OF_MEMORY)
             return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory baking the mesh SDF");
         if (rc == DFM_MESH_SDF_TOO_MANY_NODES) return dfm_fail(w, DFM_ERROR_CAPACITY, "mesh SDF: %s", err);
+        if (rc == DFM_MESH_SDF_OUT_OF_RANGE) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "mesh SDF: %s", err);
         if (rc != 0) return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "mesh SDF: %s", err);
         const dfm_mesh_sdf sdf = entry->sdf;
         s->sdf = entry;

@@ -5,10 +5,12 @@
 /// - dfm_tet_box_counts / dfm_tet_box_generate with a vertex count whose product overflows int64;
 /// - dfm_world_last_error(NULL) after a failed and then a successful create;
 /// - negative contact_capacity, negative or NaN penalty ramp settings, unknown disable_flags bits;
-/// - dt too large (1e30 s) or a substep too small (1e-45 s) to simulate.
+/// - dt too large (1e30 s) or a substep too small (1e-45 s) to simulate;
+/// - a mesh shape with a finite but huge sdf_cell_size (3e38 m: the bake hung) or a huge mesh
+///   (half size 3e38 m: float-to-int overflow in the bake).
 #include <limits.h>
 
-#include "dfm_test_shapes.h"
+#include "../contact/contact_scenes.h"
 
 /// Checks code and message, then that the world still steps with finite positions.
 static void expect(dfm_world* w, dfm_body_id body, dfm_result got, dfm_result want, const char* needle,
@@ -89,6 +91,29 @@ int main(void) {
     expect(w, body, dfm_world_step(w, 1e30f), DFM_ERROR_INVALID_VALUE, "dt must be", "dt 1e30 s");
     expect(w, body, dfm_world_step(w, 1e-45f), DFM_ERROR_INVALID_VALUE, "substeps", "dt 1e-45 s");
     expect(w, body, dfm_world_step(w, 11.0f), DFM_ERROR_INVALID_VALUE, "10 s", "dt 11 s");
+
+    /* mesh shapes whose grid cannot be represented */
+    float mv[24];
+    int32_t mt[36];
+    cs_box_mesh(0.1f, 0.1f, 0.1f, mv, mt);
+    dfm_shape_def md = dfm_shape_def_default();
+    md.type = DFM_SHAPE_MESH;
+    md.mesh_vertices = mv;
+    md.mesh_vertex_count = 8;
+    md.mesh_triangles = mt;
+    md.mesh_triangle_count = 12;
+    dfm_shape_id ms = DFM_NULL_SHAPE_ID;
+    md.sdf_cell_size = 3e38f;
+    expect(w, body, dfm_world_add_shape(w, &md, &ms), DFM_ERROR_INVALID_VALUE, "reaches", "cell 3e38 m");
+    md.sdf_cell_size = 0.0f;
+    float huge[24];
+    cs_box_mesh(3e38f, 3e38f, 3e38f, huge, mt);
+    md.mesh_vertices = huge;
+    dfm_result hr = dfm_world_add_shape(w, &md, &ms);
+    CHECK(hr != DFM_OK, "a mesh of half size 3e38 m was baked");
+    expect(w, body, DFM_OK, DFM_OK, NULL, "after the huge mesh");
+    md.mesh_vertices = mv; /* a sane mesh still bakes */
+    CHECK_OK(w, dfm_world_add_shape(w, &md, &ms));
 
     dfm_test_free_grid(&g);
     dfm_world_destroy(w);
