@@ -230,7 +230,7 @@ dfm_result dfm_solver_world_step(dfm_world* w, float dt) {
     }
     r = ws->table->step(ws->instance, &s, dt, err, sizeof(err));
     if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" step: %s", ws->table->name, err);
-    memcpy(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u * sizeof(float));
+    dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     for (int32_t i = 0; i < w->shape_slot_count; ++i) {
         dfm_shape* sh = w->shape_slots[i].shape;
         if (!sh) continue;
@@ -320,7 +320,7 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     if (w->cuda) {
         r = dfm_world_sync_host(w);
         if (r == DFM_OK) /* kinematic vertices start the next step where they are now */
-            memcpy(w->state.kin_start, w->state.x, (size_t)w->model.particle_count * 3u * sizeof(float));
+            dfm_copy_floats(w->state.kin_start, w->state.x, (size_t)w->model.particle_count * 3u);
     }
     if (r == DFM_OK && w->solver && w->solver->kind == DFM_SOLVER_KIND_EXTERNAL && w->solver->table->export_state) {
         dfm_solver_state s = state_view(w);

@@ -281,7 +281,7 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
         }
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
-    memcpy(st->kin_start, st->kin_target, (size_t)m->particle_count * 3u * sizeof(float));
+    dfm_copy_floats(st->kin_start, st->kin_target, (size_t)m->particle_count * 3u);
     dfm_step_finish_contacts(w, dt, use_contacts ? s->impulses : NULL, emitted, substeps, particle_impulse, kinds,
                              deepest, 0.0f);
     free(emitted);

@@ -219,8 +219,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         emitted[s] = use_contacts ? c->count : 0;
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
-    size_t n3 = (size_t)w->model.particle_count * 3u;
-    memcpy(w->state.kin_start, w->state.kin_target, n3 * sizeof(float));
+    dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     if (!use_contacts) cc.max_penetration = 0.0f;
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
                              cc.max_penetration, use_contacts ? cc.residual_max : 0.0f);

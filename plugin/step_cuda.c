@@ -53,7 +53,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     }
     w->device_newer = 1;
     /* The device moved kinematic targets into their start; keep the host copy in step. */
-    memcpy(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u * sizeof(float));
+    dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     double particle_impulse[3] = {0.0, 0.0, 0.0};
     for (int32_t k = 0; use_contacts && k < S; ++k)
         for (int a = 0; a < 3; ++a) particle_impulse[a] -= impulses[6 * k + a];

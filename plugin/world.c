@@ -36,9 +36,12 @@ static uint16_t next_world_tag(void) {
 static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
     for (int k = 0; k < 3; ++k)
         if (!isfinite(d->gravity[k])) return dfm_fail(w, DFM_ERROR_NON_FINITE, "world_def.gravity[%d] is not finite", k);
-    if (d->substeps < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.substeps is %d; must be >= 1", d->substeps);
-    if (d->iterations < 1)
-        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.iterations is %d; must be >= 1", d->iterations);
+    if (d->substeps < 1 || d->substeps > DFM_MAX_SUBSTEPS)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.substeps is %d; must be 1..%d", d->substeps,
+                        DFM_MAX_SUBSTEPS);
+    if (d->iterations < 1 || d->iterations > DFM_MAX_ITERATIONS)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.iterations is %d; must be 1..%d", d->iterations,
+                        DFM_MAX_ITERATIONS);
     if (d->environment_count < 1)
         return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "world_def.environment_count is %d; must be >= 1",
                         d->environment_count);
@@ -212,8 +215,10 @@ dfm_result dfm_world_set_gravity(dfm_world* w, const float g[3]) {
 dfm_result dfm_world_set_solver_counts(dfm_world* w, int32_t substeps, int32_t iterations) {
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
-    if (substeps < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "substeps is %d; must be >= 1", substeps);
-    if (iterations < 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "iterations is %d; must be >= 1", iterations);
+    if (substeps < 1 || substeps > DFM_MAX_SUBSTEPS)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "substeps is %d; must be 1..%d", substeps, DFM_MAX_SUBSTEPS);
+    if (iterations < 1 || iterations > DFM_MAX_ITERATIONS)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "iterations is %d; must be 1..%d", iterations, DFM_MAX_ITERATIONS);
     if (w->cuda && substeps > w->def.substeps) { /* here, not inside the next step */
         dfm_result r = size_cuda_advances(w, substeps);
         if (r != DFM_OK) return r;

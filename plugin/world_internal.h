@@ -5,6 +5,7 @@
 #define DFM_WORLD_INTERNAL_H
 
 #include <dfm/dfm.h>
+#include <string.h>
 
 #include "coloring.h"
 #include "sdf_cache.h"
@@ -211,6 +212,12 @@ void dfm_log(const dfm_world* world, dfm_log_level level, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/// memcpy of `count` floats that accepts NULL pointers when count is 0 (an empty world's arrays;
+/// memcpy(NULL, NULL, 0) is undefined behaviour).
+static inline void dfm_copy_floats(float* dst, const float* src, size_t count) {
+    if (count > 0) memcpy(dst, src, count * sizeof(float));
+}
 
 /// Clears the last error (called at the start of every public call); NULL clears the calling
 /// thread's create error (dfm_world_last_error(NULL)).

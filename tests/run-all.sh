@@ -4,15 +4,20 @@
 #  2. configures and builds (CUDA parts too when nvcc is present) into build/,
 #  3. runs every CTest (GPU tests skip with code 77 where no GPU is present),
 #  4. builds again with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ and runs
-#     the cpu and abi tests under them (skip with --no-sanitize).
+#     the cpu and abi tests under them (skip with --no-sanitize),
+#  5. builds the libFuzzer harness of the ABI (Clang, ASan + UBSan) into build-fuzz/ and runs it
+#     for DFM_FUZZ_SECONDS (default 180) over tests/fuzz/corpus; fails on any crash, leak, hang or
+#     UB (skip with --no-fuzz).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 sanitize=1
+fuzz=1
 for arg in "$@"; do
   case "$arg" in
     --no-sanitize) sanitize=0 ;;
-    *) echo "usage: tests/run-all.sh [--no-sanitize]"; exit 2 ;;
+    --no-fuzz) fuzz=0 ;;
+    *) echo "usage: tests/run-all.sh [--no-sanitize] [--no-fuzz]"; exit 2 ;;
   esac
 done
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -24,5 +29,8 @@ if [ "$sanitize" = 1 ]; then
   cmake --preset asan
   cmake --build --preset asan -j "$jobs"
   ctest --preset asan -j "$jobs"
+fi
+if [ "$fuzz" = 1 ]; then
+  tests/fuzz/run-fuzz.sh "${DFM_FUZZ_SECONDS:-180}"
 fi
 echo "run-all: all test stages passed"

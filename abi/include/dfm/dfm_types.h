@@ -74,6 +74,11 @@ enum {
     DFM_DISABLE_KNOWN_FLAGS = (1u << 11) - 1u ///< Every bit above is known; others are refused at creation.
 };
 
+/// Most substeps and iterations per step a world takes (world def, dfm_world_set_solver_counts): a
+/// billion sweeps per step is a hang, not a setting.
+#define DFM_MAX_SUBSTEPS 1000
+#define DFM_MAX_ITERATIONS 1000
+
 /// Largest dt dfm_world_step takes, s: no host tick is longer (a 1e30 s step turned every particle NaN).
 #define DFM_MAX_DT 10.0f
 /// Smallest substep dt / substeps, s: below it h^2 underflows in float (a denormal dt gave NaN).
