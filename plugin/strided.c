@@ -10,9 +10,9 @@ static size_t eff_stride(int32_t stride) { return stride == 0 ? 3u * sizeof(floa
 dfm_result dfm_check_range(dfm_world* w, int32_t first, int32_t count, int32_t limit, int32_t stride,
                            const char* what) {
     if (count <= 0) return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "%s count is %d; must be >= 1", what, count);
-    if (first < 0 || first > limit - count)
-        return dfm_fail(w, DFM_ERROR_INDEX_OUT_OF_RANGE, "%s range [%d, %d) is outside [0, %d)", what, first,
-                        first + count, limit);
+    if (first < 0 || first > limit - count) /* limit >= 0 and count >= 1: no overflow */
+        return dfm_fail(w, DFM_ERROR_INDEX_OUT_OF_RANGE, "%s range [%d, %lld) is outside [0, %d)", what, first,
+                        (long long)first + count, limit); /* first + count in 64 bits (INT_MAX + 1 overflowed) */
     if (stride != 0 && (stride < (int32_t)(3 * sizeof(float)) || stride % (int32_t)sizeof(float) != 0))
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
                         "stride is %d bytes; must be 0 (packed) or a multiple of 4 that is >= 12", stride);

@@ -5,9 +5,9 @@
 #  3. runs every CTest (GPU tests skip with code 77 where no GPU is present),
 #  4. builds again with AddressSanitizer + UndefinedBehaviorSanitizer into build-asan/ and runs
 #     the cpu and abi tests under them (skip with --no-sanitize),
-#  5. builds the libFuzzer harness of the ABI (Clang, ASan + UBSan) into build-fuzz/ and runs it
-#     for DFM_FUZZ_SECONDS (default 180) over tests/fuzz/corpus; fails on any crash, leak, hang or
-#     UB (skip with --no-fuzz).
+#  5. builds the libFuzzer harness of the ABI (Clang, ASan + UBSan) into build-fuzz/ and runs
+#     DFM_FUZZ_RUNS (default 2500) mutations of tests/fuzz/corpus with a fixed seed; fails on any
+#     crash, leak, hang or UB (skip with --no-fuzz).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -31,6 +31,6 @@ if [ "$sanitize" = 1 ]; then
   ctest --preset asan -j "$jobs"
 fi
 if [ "$fuzz" = 1 ]; then
-  tests/fuzz/run-fuzz.sh "${DFM_FUZZ_SECONDS:-180}"
+  tests/fuzz/run-fuzz.sh "${DFM_FUZZ_RUNS:-2500}"
 fi
 echo "run-all: all test stages passed"

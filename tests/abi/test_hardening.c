@@ -5,6 +5,7 @@
 /// - dfm_tet_box_counts / dfm_tet_box_generate with a vertex count whose product overflows int64;
 /// - dfm_world_last_error(NULL) after a failed and then a successful create;
 /// - negative contact_capacity, negative or NaN penalty ramp settings, unknown disable_flags bits;
+/// - a vertex range starting at INT32_MAX (signed overflow in the error message);
 /// - dt too large (1e30 s) or a substep too small (1e-45 s) to simulate; 2^31 - 1 iterations (a hang);
 /// - a mesh shape with a finite but huge sdf_cell_size (3e38 m: the bake hung) or a huge mesh
 ///   (half size 3e38 m: float-to-int overflow in the bake).
@@ -91,6 +92,9 @@ int main(void) {
     expect(w, body, dfm_world_step(w, 1e30f), DFM_ERROR_INVALID_VALUE, "dt must be", "dt 1e30 s");
     expect(w, body, dfm_world_step(w, 1e-45f), DFM_ERROR_INVALID_VALUE, "substeps", "dt 1e-45 s");
     expect(w, body, dfm_world_step(w, 11.0f), DFM_ERROR_INVALID_VALUE, "10 s", "dt 11 s");
+    float buf[15];
+    expect(w, body, dfm_body_get_positions(w, body, INT32_MAX, 5, buf, 0), DFM_ERROR_INDEX_OUT_OF_RANGE, "outside",
+           "range at INT32_MAX (the message's first + count overflowed)");
     expect(w, body, dfm_world_set_solver_counts(w, DFM_MAX_SUBSTEPS + 1, 4), DFM_ERROR_INVALID_VALUE, "1..1000",
            "substeps 1001");
     expect(w, body, dfm_world_set_solver_counts(w, 2, INT32_MAX), DFM_ERROR_INVALID_VALUE, "1..1000",
