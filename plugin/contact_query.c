@@ -30,6 +30,10 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
                         element_size, (int)sizeof(dfm_contact_point));
     if (w->solver) return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "the contact query reports the vbd solver's records");
     const dfm_contacts* c = &w->contacts;
+    if (w->dirty || c->dirty) { /* bodies or shapes changed since the step: its records name a layout that is gone */
+        *out_count = 0;
+        return DFM_OK;
+    }
     const int32_t active = c->count < c->capacity ? c->count : c->capacity;
     *out_count = active;
     const int32_t n = active < capacity ? active : capacity;
@@ -45,6 +49,7 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
     /* placed body index -> slot (bodies are placed in slot order) */
     int32_t* slot_of = (int32_t*)malloc(((size_t)m->body_count + 1u) * sizeof(int32_t));
     if (!slot_of) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the contact query");
+    for (int32_t b = 0; b < m->body_count; ++b) slot_of[b] = -1;
     for (int32_t s = 0, b = 0; s < w->slot_count && b < m->body_count; ++s)
         if (w->slots[s].body && w->slots[s].body->first_particle == m->body_offsets[b]) slot_of[b++] = s;
     for (int32_t k = 0; k < n; ++k) {
@@ -53,9 +58,11 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
         const int32_t first = c->corners[3 * k];
         const int32_t b = m->particle_body[first], slot = slot_of[b];
         p.shape = shape_id_of(w, c->shape[k]);
-        p.body.index1 = slot + 1;
-        p.body.generation = w->slots[slot].generation;
-        p.body.world_tag = w->tag;
+        if (slot >= 0) { /* always while the model is current (checked above); else the null id */
+            p.body.index1 = slot + 1;
+            p.body.generation = w->slots[slot].generation;
+            p.body.world_tag = w->tag;
+        }
         p.kind = c->corners[3 * k + 1] < 0 ? DFM_CONTACT_KIND_PARTICLE
                  : c->corners[3 * k + 2] < 0 ? DFM_CONTACT_KIND_EDGE : DFM_CONTACT_KIND_FACE;
         for (int j = 0; j < 3; ++j) {

@@ -164,6 +164,7 @@ typedef struct dfm_contact_point {
 /// it; the library writes that many bytes of each, so older callers keep working), and their
 /// total number into *out_count (may exceed capacity: call again with more room; out may be NULL
 /// with capacity 0 to ask for the count only). On CUDA this copies the records from the device.
+/// After bodies or shapes were added or removed, and until the next step, it reports none.
 /// ABI 1.3.
 DFM_API dfm_result dfm_world_get_contacts(dfm_world* world, dfm_contact_point* out, int32_t capacity,
                                           int32_t element_size, int32_t* out_count);
