@@ -1,6 +1,7 @@
 # Runs dfm_bench at a tiny size on the CPU and checks that its JSON is complete: every run has
-# every documented field, and the numbers are finite and positive.
-execute_process(COMMAND ${BENCH} --backend cpu --envs 2 --steps 2 --windows 3 --warmup 2 --quiet --json ${OUT}
+# every documented field, the numbers are finite and positive, and the grasp held in every
+# environment (the warmup reaches 0.37 s into the lift).
+execute_process(COMMAND ${BENCH} --backend cpu --envs 2 --steps 2 --windows 3 --warmup 40 --quiet --json ${OUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 message("${stdout}")
 if(NOT rc EQUAL 0)
@@ -20,6 +21,11 @@ foreach(i RANGE 0 ${last})
       message(FATAL_ERROR "run ${i}: ${field} = '${v}' is not a positive number")
     endif()
   endforeach()
+  string(JSON held GET "${json}" runs ${i} grasp_held_envs)
+  string(JSON envs GET "${json}" runs ${i} envs)
+  if(NOT held EQUAL envs)
+    message(FATAL_ERROR "run ${i}: the grasp held in ${held} of ${envs} environments")
+  endif()
   foreach(field workload backend contacts_active contacts_dropped device_memory_bytes phase_ms_per_env_step)
     string(JSON t TYPE "${json}" runs ${i} ${field})
   endforeach()

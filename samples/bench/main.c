@@ -24,7 +24,10 @@ typedef struct run_result {
     int64_t device_memory_bytes;   ///< 0 on the CPU.
     int phases_valid;              ///< Phase times measured (CUDA backend).
     dfm_phase_times phases;        ///< Kernel ms per step of an instrumented (eager, evented) step.
-    int ok;
+    double lift_m;                 ///< How far the gripper had risen at the end, m (0: the lift never began).
+    int32_t held_envs;             ///< Environments whose body rose with it (bench_workload_held); -1 unchecked.
+    int grasp_failed;              ///< Some environment's body did not rise with the gripper (the run fails).
+    int ok;                        ///< Every step succeeded and the timing is valid.
 } run_result;
 
 typedef struct cli {
@@ -144,6 +147,14 @@ static run_result run_one(const cli* c, bench_options o) {
     res.contacts_capacity = cs.capacity;
     res.contacts_dropped = cs.dropped_total;
     res.ok = isfinite(res.env_steps_per_s) && res.env_steps_per_s > 0.0;
+    /* The grasp is part of the workload: a run whose bodies did not rise with the gripper measured
+     * something else (the cloth-lift "lift" used to be a snag at a pad's edge). */
+    res.lift_m = bench_workload_lift(&w, t);
+    res.held_envs = -1;
+    if (res.lift_m > 0.0) {
+        if (bench_workload_held(&w, t, &res.held_envs) != DFM_OK) goto fail;
+        res.grasp_failed = res.held_envs != o.envs;
+    }
     bench_workload_free(&w);
     return res;
 fail:
@@ -163,6 +174,11 @@ static void print_row(const run_result* r) {
                p->detection_ms, p->lists_ms, p->duals_ms, p->solve_ms, p->friction_ms, p->reactions_ms, p->other_ms,
                p->total_ms, (double)r->device_memory_bytes / 1048576.0);
     }
+    if (r->held_envs >= 0)
+        printf("|   grasp: held in %d of %d environments after a %.3f m lift%s |\n", r->held_envs, r->envs, r->lift_m,
+               r->held_envs == r->envs ? "" : " (FAILED: a body did not rise with the gripper)");
+    else
+        printf("|   grasp: not checked (the run ended before the lift began) |\n");
 }
 
 static void print_header(void) {
@@ -176,11 +192,12 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
             "\"colors\": %d, \"substeps\": %d, \"iterations\": %d, \"steps_per_window\": %d, \"windows\": %d, "
             "\"env_steps_per_s\": %.6g, \"wall_ms_per_env_step\": %.6g, \"wall_ms_per_step\": %.6g, "
             "\"contacts_active\": %d, \"contacts_capacity\": %d, \"contacts_dropped\": %lld, "
-            "\"device_memory_bytes\": %lld, \"phase_ms_per_env_step\": ",
+            "\"device_memory_bytes\": %lld, \"grasp_lift_m\": %.4g, \"grasp_held_envs\": %d, "
+            "\"phase_ms_per_env_step\": ",
             kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors,
             c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s, r->wall_ms_per_env_step,
             r->wall_ms_per_step, r->contacts_active, r->contacts_capacity, (long long)r->contacts_dropped,
-            (long long)r->device_memory_bytes);
+            (long long)r->device_memory_bytes, r->lift_m, r->held_envs);
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         double e = r->envs > 0 ? (double)r->envs : 1.0;
@@ -268,7 +285,7 @@ int main(int argc, char** argv) {
         for (int s = 0; s < ns; ++s) {
             if (c.scaling) o.envs = sizes[s];
             run_result r = run_one(&c, o);
-            failed |= !r.ok;
+            failed |= !r.ok || r.grasp_failed;
             if (!r.ok) continue;
             print_row(&r);
             fprintf(f, "%s\n  ", first ? "" : ",");
@@ -278,7 +295,7 @@ int main(int argc, char** argv) {
         if (c.attribution) {
             o.envs = c.base.envs;
             run_result base = run_one(&c, o);
-            failed |= !base.ok;
+            failed |= !base.ok || base.grasp_failed;
             /* kernel: summed kernel time of an instrumented eager step (CUDA events), ms per env
              * step; it leaves out launch overhead, so graph capture shows in the wall column only. */
             const double base_k = base.phases_valid ? base.phases.total_ms / o.envs : 0.0;

@@ -8,6 +8,19 @@
 
 #define ENV_SPACING 2.0f
 #define TABLE_TOP 0.0f
+#define PAD_HALF_THICKNESS 0.005f
+#ifndef BENCH_PAD_MU
+#define BENCH_PAD_MU 0.8f /* pads' friction; a probe build may override it */
+#endif
+/* cloth-lift: the hanging cloth's top row and the pads' centre height while they pinch (m). */
+#define CLOTH_TOP 0.35f
+#define CLOTH_PINCH_Z 0.33f
+/* Grasp timeline (s): pads close over [0, CLOSE_END], the hook lets go at RELEASE_T, the
+ * gripper rises at LIFT_SPEED from LIFT_T. */
+#define CLOSE_END 0.2
+#define RELEASE_T 0.25
+#define LIFT_T 0.3
+#define LIFT_SPEED 0.2
 
 static dfm_shape_state state_at(float x, float y, float z) {
     dfm_shape_state s;
@@ -29,7 +42,7 @@ double bench_workload_estimate_bytes(const bench_options* o) {
     return (double)o->envs * (250.0 * verts + 4.0 * features * 100.0);
 }
 
-/// Adds the four shapes of environment e (table, pad -y, pad +y, palm) at their start poses.
+/// Adds the four shapes of environment e (table, pad -y, pad +y, palm); the table at its pose.
 static dfm_result add_gripper(bench_workload* w, int32_t e, float ox) {
     dfm_shape_def table = dfm_shape_def_default(), pad = dfm_shape_def_default(), palm = dfm_shape_def_default();
     table.type = pad.type = palm.type = DFM_SHAPE_BOX;
@@ -37,9 +50,9 @@ static dfm_result add_gripper(bench_workload* w, int32_t e, float ox) {
     table.half_extents[0] = table.half_extents[1] = 0.3f;
     table.half_extents[2] = 0.02f;
     pad.half_extents[0] = 0.02f;
-    pad.half_extents[1] = 0.005f;
+    pad.half_extents[1] = PAD_HALF_THICKNESS;
     pad.half_extents[2] = 0.03f;
-    pad.mu = 0.8f;
+    pad.mu = BENCH_PAD_MU;
     palm.half_extents[0] = 0.03f;
     palm.half_extents[1] = 0.04f;
     palm.half_extents[2] = 0.01f;
@@ -67,9 +80,13 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &wd, &out->world);
     if (r != DFM_OK) return r;
     out->envs = o->envs;
+    out->res = o->res;
     out->shapes = (dfm_shape_id*)calloc((size_t)o->envs * 4u, sizeof(dfm_shape_id));
     out->states = (dfm_shape_state*)calloc((size_t)o->envs * 4u, sizeof(dfm_shape_state));
-    if (!out->shapes || !out->states) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    out->bodies = (dfm_body_id*)calloc((size_t)o->envs, sizeof(dfm_body_id));
+    out->kind = o->kind;
+    out->vertex_count = o->kind == BENCH_CLOTH_LIFT ? o->res * o->res : o->res * o->res * o->res;
+    if (!out->shapes || !out->states || !out->bodies) return DFM_ERROR_OUT_OF_HOST_MEMORY;
     int32_t nv, ne;
     float* x = NULL;
     int32_t* idx = NULL;
@@ -93,9 +110,9 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
         float ox = ENV_SPACING * (float)e;
         dfm_body_id body;
         if (o->kind == BENCH_CLOTH_LIFT) {
+            /* Hanging in the x-z plane from its top row (pinned: a hook) between the open pads. */
             dfm_cloth_def cd = dfm_cloth_def_default();
-            const float origin[3] = {ox - 0.15f, -0.15f, TABLE_TOP + cd.contact_radius}, au[3] = {0.3f, 0, 0},
-                        av[3] = {0, 0.3f, 0};
+            const float origin[3] = {ox - 0.15f, 0.0f, CLOTH_TOP - 0.3f}, au[3] = {0.3f, 0, 0}, av[3] = {0, 0, 0.3f};
             dfm_cloth_grid_generate(o->res, o->res, origin, au, av, x, idx);
             cd.environment = e;
             cd.positions = x;
@@ -103,6 +120,14 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
             cd.triangles = idx;
             cd.triangle_count = ne;
             r = dfm_world_add_cloth(out->world, &cd, &body);
+            if (r == DFM_OK) {
+                out->contact_radius = cd.contact_radius;
+                int32_t* top = (int32_t*)malloc(sizeof(int32_t) * (size_t)o->res);
+                if (!top) r = DFM_ERROR_OUT_OF_HOST_MEMORY;
+                for (int32_t k = 0; top && k < o->res; ++k) top[k] = (o->res - 1) * o->res + k;
+                if (top) r = dfm_body_set_vertex_mode(out->world, body, top, o->res, DFM_VERTEX_PINNED);
+                free(top);
+            }
         } else {
             dfm_volume_def vd = dfm_volume_def_default();
             const float lo[3] = {ox - 0.03f, -0.03f, TABLE_TOP + vd.contact_radius},
@@ -116,7 +141,9 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
             vd.mu = 2e4f;
             vd.lambda = 1e5f;
             r = dfm_world_add_volume(out->world, &vd, &body);
+            out->contact_radius = vd.contact_radius;
         }
+        if (r == DFM_OK) out->bodies[e] = body;
         if (r == DFM_OK) r = add_gripper(out, e, ox);
     }
     free(x);
@@ -131,26 +158,106 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     return r;
 }
 
+static double smooth01(double s) {
+    s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
+    return s * s * (3.0 - 2.0 * s);
+}
+
+double bench_workload_lift(const bench_workload* w, double t) {
+    double t0 = w->kind == BENCH_CLOTH_LIFT ? LIFT_T : 0.5;
+    return t < t0 ? 0.0 : LIFT_SPEED * (t - t0);
+}
+
 dfm_result bench_workload_drive(bench_workload* w, double t) {
-    /* Approach (0-0.3 s: descend to the object), squeeze (0.3-0.5 s: pads close), lift (0.5 s on:
-     * rise at 0.2 m/s). Pads close in y around the object's middle. */
-    double descend = t < 0.3 ? t / 0.3 : 1.0;
-    double close = t < 0.3 ? 0.0 : (t < 0.5 ? (t - 0.3) / 0.2 : 1.0);
-    double lift = t < 0.5 ? 0.0 : 0.2 * (t - 0.5);
-    float z = (float)(TABLE_TOP + 0.2 - 0.17 * descend + lift);
-    float half_gap = (float)(0.06 - 0.032 * close);
+    float z, half_gap;
+    if (!w->start_centroid_z && bench_workload_lift(w, t) > 0.0) { /* the lift begins: where the bodies are now */
+        dfm_result r = bench_workload_mark_start(w);
+        if (r != DFM_OK) return r;
+    }
+    /* Closed: each pad's inner face 1 mm past the object's contact surface (the squeeze). */
+    const float closed = PAD_HALF_THICKNESS + w->contact_radius - 0.001f;
+    if (w->kind == BENCH_CLOTH_LIFT) {
+        /* Pinch (0-0.2 s: the pads close on the hanging cloth 2 cm below its hook), the hook lets go
+         * at 0.25 s, lift at 0.2 m/s from 0.3 s: friction alone then carries the cloth. */
+        if (!w->released && t >= RELEASE_T) {
+            int32_t* top = (int32_t*)malloc(sizeof(int32_t) * (size_t)w->res);
+            if (!top) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+            for (int32_t k = 0; k < w->res; ++k) top[k] = (w->res - 1) * w->res + k;
+            for (int32_t e = 0; e < w->envs; ++e) {
+                dfm_result r = dfm_body_set_vertex_mode(w->world, w->bodies[e], top, w->res, DFM_VERTEX_DYNAMIC);
+                if (r != DFM_OK) {
+                    free(top);
+                    return r;
+                }
+            }
+            free(top);
+            w->released = 1;
+        }
+        z = (float)(CLOTH_PINCH_Z + bench_workload_lift(w, t));
+        half_gap = (float)(0.04 + (closed - 0.04) * smooth01(t / CLOSE_END));
+    } else {
+        /* Approach (0-0.3 s: descend to the cube), squeeze (0.3-0.5 s: pads close 7 mm into its
+         * sides), lift at 0.2 m/s from 0.5 s. */
+        double descend = t < 0.3 ? t / 0.3 : 1.0;
+        double close = t < 0.3 ? 0.0 : (t < 0.5 ? (t - 0.3) / 0.2 : 1.0);
+        z = (float)(TABLE_TOP + 0.2 - 0.17 * descend + bench_workload_lift(w, t));
+        half_gap = (float)(0.06 - 0.032 * close);
+    }
     for (int32_t e = 0; e < w->envs; ++e) {
         float ox = ENV_SPACING * (float)e;
         w->states[4 * e + 1] = state_at(ox, -half_gap, z);
         w->states[4 * e + 2] = state_at(ox, half_gap, z);
-        w->states[4 * e + 3] = state_at(ox, 0, z + 0.04f);
+        w->states[4 * e + 3] = state_at(ox, 0, z + 0.045f);
     }
     return dfm_world_set_shape_states(w->world, w->shapes, 0, w->states, 0, 4 * w->envs);
+}
+
+dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held) {
+    *held = 0;
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)w->vertex_count);
+    if (!x) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    const double lift = bench_workload_lift(w, t);
+    for (int32_t e = 0; e < w->envs; ++e) {
+        dfm_result r = dfm_body_get_positions(w->world, w->bodies[e], 0, w->vertex_count, x, 0);
+        if (r != DFM_OK) {
+            free(x);
+            return r;
+        }
+        double zc = 0.0;
+        for (int32_t i = 0; i < w->vertex_count; ++i) zc += x[3 * i + 2];
+        zc /= w->vertex_count;
+        if (zc - w->start_centroid_z[e] >= 0.9 * lift) ++*held;
+    }
+    free(x);
+    return DFM_OK;
+}
+
+dfm_result bench_workload_mark_start(bench_workload* w) {
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)w->vertex_count);
+    w->start_centroid_z = (double*)calloc((size_t)w->envs, sizeof(double));
+    if (!x || !w->start_centroid_z) {
+        free(x);
+        return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (int32_t e = 0; e < w->envs; ++e) {
+        dfm_result r = dfm_body_get_positions(w->world, w->bodies[e], 0, w->vertex_count, x, 0);
+        if (r != DFM_OK) {
+            free(x);
+            return r;
+        }
+        double zc = 0.0;
+        for (int32_t i = 0; i < w->vertex_count; ++i) zc += x[3 * i + 2];
+        w->start_centroid_z[e] = zc / w->vertex_count;
+    }
+    free(x);
+    return DFM_OK;
 }
 
 void bench_workload_free(bench_workload* w) {
     dfm_world_destroy(w->world);
     free(w->shapes);
     free(w->states);
+    free(w->bodies);
+    free(w->start_centroid_z);
     memset(w, 0, sizeof(*w));
 }

@@ -1,8 +1,10 @@
 /// @file workload.h
 /// The benchmark workloads, built through the public ABI like a host would build them:
-/// cloth-lift (a 24 x 24-vertex, 0.3 m cloth on a table box) and soft-lift (a 6 cm soft cube of
-/// 6 x 6 x 6 vertices, 5 tets per cell), each with a gripper of two box pads and a palm box on a
-/// scripted path (approach, squeeze, lift). Environments are 2 m apart along x.
+/// cloth-lift (a 24 x 24-vertex, 0.3 m cloth hanging from a hook, its top row pinned, between
+/// two open pads: they close on it, the hook lets go and the pads lift it by friction) and
+/// soft-lift (a 6 cm soft cube of 6 x 6 x 6 vertices, 5 tets per cell, on a table: the pads
+/// descend, squeeze and lift it). Each has a table box, two box pads and a palm box on a
+/// scripted path. Environments are 2 m apart along x.
 #ifndef DFM_BENCH_WORKLOAD_H
 #define DFM_BENCH_WORKLOAD_H
 
@@ -32,6 +34,12 @@ typedef struct bench_workload {
     int32_t envs;
     dfm_shape_id* shapes;        ///< 4 * envs.
     dfm_shape_state* states;     ///< 4 * envs, updated by bench_workload_drive.
+    dfm_body_id* bodies;         ///< The cloth or cube of each environment.
+    double* start_centroid_z;    ///< Each body's centroid z before the lift (bench_workload_mark_start), m.
+    bench_kind kind;
+    int32_t res, vertex_count;   ///< Vertices per side and per body.
+    float contact_radius;        ///< The body's contact radius, m (where the pads' squeeze is measured from).
+    int released;                ///< cloth-lift: the hook (pinned top row) has let go.
     int32_t particles, elements, colors;
 } bench_workload;
 
@@ -41,6 +49,17 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out);
 
 /// Moves the gripper of every environment to its pose at time t (s) and hands dfm the states.
 dfm_result bench_workload_drive(bench_workload* w, double t);
+
+/// The gripper's rise at time t (s) above its pinch height, m.
+double bench_workload_lift(const bench_workload* w, double t);
+
+/// Records each body's centroid height before the lift (bench_workload_drive calls it at the
+/// first time the lift is under way).
+dfm_result bench_workload_mark_start(bench_workload* w);
+
+/// Counts the environments whose body rose with the gripper by time t: centroid up by at least
+/// 0.9 of the lift since bench_workload_mark_start (a dropped or slipping body does not).
+dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held);
 
 /// Frees everything.
 void bench_workload_free(bench_workload* w);
