@@ -223,13 +223,14 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t b = 0; b < nb; ++b)
-        dfm_contact_body_extra(c, v, cc->residual, cc->body_offsets[b], cc->body_offsets[b + 1], cc->body_extra + 3 * b);
+        dfm_contact_body_extra(c, v, cc->record_force, cc->node_friction, cc->residual, cc->body_offsets[b],
+                               cc->body_offsets[b + 1], cc->body_extra + 3 * b);
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < np; ++i)
-        dfm_contact_reaction_particle(c, v, cc->record_force, cc->residual, cc->body_extra + 3 * cc->particle_body[i],
-                                      cc->node_part, i);
+        dfm_contact_reaction_particle(c, v, cc->record_force, cc->node_friction,
+                                      cc->body_extra + 3 * cc->particle_body[i], cc->node_part, i);
     if (cc->residual_pass) {
         float worst = 0.0f;
 #if defined(_OPENMP)

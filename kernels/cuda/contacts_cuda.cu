@@ -214,19 +214,21 @@ __global__ void residual_kernel(dfm_vbd_view v, float* residual) {
     if (i < v.particle_count) dfm_contact_particle_residual(&v, i, residual);
 }
 
-/// One thread per body, serial over its particles in order (deterministic).
-__global__ void body_extra_kernel(dfm_contact_view c, dfm_vbd_view v, const float* residual, const int32_t* offsets,
+/// One thread per body, serial over its particles and their lists in order (deterministic).
+__global__ void body_extra_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
+                                  const float* node_friction, const float* residual, const int32_t* offsets,
                                   int32_t bodies, float* extra) {
     int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b < bodies) dfm_contact_body_extra(&c, &v, residual, offsets[b], offsets[b + 1], extra + 3 * b);
+    if (b < bodies)
+        dfm_contact_body_extra(&c, &v, record_force, node_friction, residual, offsets[b], offsets[b + 1], extra + 3 * b);
 }
 
 __global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
-                                         const float* residual, const float* body_extra, const int32_t* particle_body,
-                                         float* node_part) {
+                                         const float* node_friction, const float* body_extra,
+                                         const int32_t* particle_body, float* node_part) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < v.particle_count)
-        dfm_contact_reaction_particle(&c, &v, record_force, residual, body_extra + 3 * particle_body[i], node_part, i);
+        dfm_contact_reaction_particle(&c, &v, record_force, node_friction, body_extra + 3 * particle_body[i], node_part, i);
 }
 
 /// Last advance: the largest local force residual (atomicMax on the bits of non-negative floats:
@@ -675,10 +677,10 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
     final_force_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, a->vbd.h, c->record_force, kinds, kinds + 3, full);
     residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(a->vbd, a->residual);
     if (a->body_count > 0)
-        body_extra_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(v, a->vbd, a->residual, a->body_offsets,
-                                                                       a->body_count, a->body_extra);
+        body_extra_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(
+            v, a->vbd, c->record_force, c->node_friction, a->residual, a->body_offsets, a->body_count, a->body_extra);
     reaction_particle_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(
-        v, a->vbd, c->record_force, a->residual, a->body_extra, a->particle_body, c->node_part);
+        v, a->vbd, c->record_force, c->node_friction, a->body_extra, a->particle_body, c->node_part);
     if (a->residual_pass)
         local_residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(v, a->vbd, c->record_force, a->residual,
                                                                                c->node_friction, kinds + 4);

@@ -3,16 +3,18 @@
 /// their own item's outputs (no atomics needed for correctness):
 /// 1. per record: its force at the final iterate (dfm_contact_final_force);
 /// 2. (a) per particle: the residual of its local balance m/h^2 (d - y) - f_elastic + c d / h,
-///    friction included since the projection already moved d; (b) per body: the residual of its
-///    particles that touch nothing, spread evenly over those that touch; (c) per touching
-///    particle: its residual plus that share, split over its list's nodes by their shares |w f|.
-///    Pinned and kinematic corners keep their records' shares w f. Summed, the reaction on a body's
-///    contacts is then its momentum balance (dp/h - weight - pin forces) at any convergence;
-///    with touching particles alone it was not (a resting 2.1 N soft cube read 53.6 N at 4 x 10);
+///    friction included since the projection already moved d, the contact force its motion
+///    needs; (b) per body: the gap between the sum of those needs and the sum of the forces the
+///    records actually put on its particles, per newton of applied force; (c) per record node:
+///    the force it applied plus that gap times its magnitude, never a pull along the normal.
+///    Summed, the reaction on a body's contacts is its momentum balance (dp/h - weight - pin
+///    forces) at any convergence, and each shape reads the force it applies: two pads squeezing
+///    a cloth each read their squeeze, a box and a table under a draped cloth each carry a part
+///    of its weight. The previous split handed each touching particle's whole unconverged
+///    residual to its own records: at 4 x 10 a box under a draped 0.18 N cloth was pulled up by
+///    8.9 N while the table under it was pushed by 9.1 N (issue 13, finding 2);
 /// 3. per record: the sum of its corners' node parts in corner order, and the opposite force and
 ///    its torque about the host body origin on the record's shape (dfm_contact_record_wrench).
-/// Reactions computed this way are momentum-consistent with what the particles did, unlike the
-/// raw penalty forces of an unconverged iterate.
 #ifndef DFM_CONTACT_REACTION_H
 #define DFM_CONTACT_REACTION_H
 
@@ -54,44 +56,62 @@ DFM_HD void dfm_contact_particle_residual(const dfm_vbd_view* v, int32_t i, floa
     dfm_v3_store(need, residual + 3 * i);
 }
 
-/// Pass 2b for the body whose particles are [first, end): the residual of its dynamic particles
-/// that touch nothing (VBD's unconverged remainder, zero at convergence) divided evenly over its
-/// dynamic particles that do touch (3 floats at extra; zero when none touches), summed in
-/// particle order.
-DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view* v, const float* residual,
-                                   int32_t first, int32_t end, float* extra) {
-    dfm_v3 r = dfm_v3_zero();
-    int32_t touching = 0;
+/// The force record node `node` put on its particle at the final iterate: w f of its record
+/// (pass 1) plus the friction force the Coulomb projection applied through it (`node_friction`,
+/// 3 floats per node; NULL or unused when the projection is off).
+DFM_HD dfm_v3 dfm_contact_node_force(const dfm_contact_view* c, const float* record_force, const float* node_friction,
+                                     int32_t node) {
+    dfm_v3 q = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->bary[node]);
+    if (node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION)) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
+    return q;
+}
+
+/// Pass 2b for the body whose particles are [first, end): the correction per newton of contact
+/// force that makes the forces on its dynamic particles sum to their momentum balance. With P the
+/// sum of their residuals (pass 2a: the contact force their motion needs, touching or not), R the
+/// sum of the forces their records' nodes put on them (dfm_contact_node_force) and S the sum of
+/// those forces' magnitudes, extra = (P - R) / S (3 floats; zero when nothing touches). Summed
+/// in particle and list order (deterministic).
+DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view* v, const float* record_force,
+                                   const float* node_friction, const float* residual, int32_t first, int32_t end,
+                                   float* extra) {
+    dfm_v3 P = dfm_v3_zero(), R = dfm_v3_zero();
+    float S = 0.0f;
     for (int32_t i = first; i < end; ++i) {
         if (v->mode[i] != 0) continue;
-        if (c->head[i] >= 0) ++touching;
-        else r = dfm_v3_add(r, dfm_v3_load(residual + 3 * i));
+        P = dfm_v3_add(P, dfm_v3_load(residual + 3 * i));
+        for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
+            dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
+            R = dfm_v3_add(R, q);
+            S += dfm_v3_len(q);
+        }
     }
-    dfm_v3_store(touching > 0 ? dfm_v3_scale(r, 1.0f / (float)touching) : dfm_v3_zero(), extra);
+    dfm_v3_store(S > 0.0f ? dfm_v3_scale(dfm_v3_sub(P, R), 1.0f / S) : dfm_v3_zero(), extra);
 }
 
 /// Pass 2c for particle i (no-op without a list): writes 3 floats per node of i's list at
-/// node_part + 3 * node, the part of i's contact force attributed to that node's record. A
-/// dynamic particle's contact force is its residual plus its share of its body's remainder
-/// (`body_extra`, pass 2b), split over its nodes by their shares |w f|; pinned and kinematic
-/// corners keep their records' shares w f.
+/// node_part + 3 * node, the force attributed to that node on the particle. A dynamic particle's
+/// node carries the force its record actually applied, q = dfm_contact_node_force, plus its share
+/// of its body's correction, extra |q| (pass 2b): shapes then read the squeeze each one applies
+/// (two pads pinching a cloth each read their own push, not the net), and a body's reactions
+/// still sum to its momentum balance however unconverged the iterate is. A share that would turn
+/// a node's normal part into a pull is cut to zero along the normal: no reaction is attractive
+/// (the sum is then short by the cut). Pinned and kinematic particles keep their records' w f.
 DFM_HD void dfm_contact_reaction_particle(const dfm_contact_view* c, const dfm_vbd_view* v, const float* record_force,
-                                          const float* residual, const float* body_extra, float* node_part,
+                                          const float* node_friction, const float* body_extra, float* node_part,
                                           int32_t i) {
-    if (c->head[i] < 0) return;
-    float total = 0.0f;
-    int32_t nodes = 0;
+    const dfm_v3 extra = dfm_v3_load(body_extra);
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
-        total += c->bary[node] * dfm_v3_len(dfm_v3_load(record_force + 3 * (node / 3)));
-        ++nodes;
-    }
-    dfm_v3 need = dfm_v3_add(dfm_v3_load(residual + 3 * i), dfm_v3_load(body_extra));
-    for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
-        dfm_v3 fk = dfm_v3_load(record_force + 3 * (node / 3));
         dfm_v3 part;
-        if (v->mode[i] != 0) part = dfm_v3_scale(fk, c->bary[node]);
-        else if (total > 0.0f) part = dfm_v3_scale(need, c->bary[node] * dfm_v3_len(fk) / total);
-        else part = dfm_v3_scale(need, 1.0f / (float)nodes);
+        if (v->mode[i] != 0) {
+            part = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->bary[node]);
+        } else {
+            dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
+            dfm_v3 n = dfm_v3_load(c->normal + 3 * (node / 3));
+            part = dfm_v3_madd(q, extra, dfm_v3_len(q));
+            float pn = dfm_v3_dot(n, part);
+            if (pn < 0.0f) part = dfm_v3_madd(part, n, -pn);
+        }
         dfm_v3_store(part, node_part + 3 * node);
     }
 }
