@@ -10,7 +10,8 @@
 /// - cloth (default): a 0.3 m cloth whose 22 cm overhang drapes over the slab's edge; the pads
 ///   pinch the hanging strip (sample 03's tuning: 5 substeps x 10 iterations, 1/60 s frames);
 /// - cube: an 8 cm soft cube (tets, 300 kg/m^3) standing on the slab, pinched from both sides.
-/// Writes OBJ frames of the object and the pads, a PNG of the final hold, and prints a summary;
+/// Writes OBJ frames of the object and the pads, a PNG of the final hold (framed on the gripper;
+/// the pads, blue, are drawn through the cloth that wraps them), and prints a summary;
 /// exits non-zero unless the object rose with the pads and stayed with them for the 2 s hold.
 ///
 /// Usage: 07_bullet_gripper [--object cloth|cube] [--res N] [--every K] [--out DIR] [--backend cpu|auto]
@@ -311,12 +312,15 @@ int main(int argc, char** argv) {
                 append_box(meshes[1], ph3, rot, pos);
             }
             meshes[1].rgb[0] = 70, meshes[1].rgb[1] = 90, meshes[1].rgb[2] = 200;
+            meshes[1].see_through = true; /* the cloth wraps the pads: show them through it */
             const float sh[3] = {0.2f, 0.01f, 0.3f}, sp[3] = {0, -0.01f, 0};
             const float bh[3] = {0.15f, 0.2f, 0.3f}, bp[3] = {-0.05f, -0.22f, 0};
             append_box(meshes[2], sh, rot, sp);
             append_box(meshes[2], bh, rot, bp);
             meshes[2].rgb[0] = 170, meshes[2].rgb[1] = 140, meshes[2].rgb[2] = 110;
-            RenderCamera cam{{0.9f, 0.45f, 1.1f}, {0.3f, 0.0f, 0.0f}, {0, 1, 0}, 40.0f};
+            /* Framed on the gripper, with the table edge in view. */
+            const float cx = 0.5f * (px[0] + px[1]) - 0.08f, cy = py - 0.1f;
+            RenderCamera cam{{cx + 0.35f, cy + 0.25f, 0.6f}, {cx, cy, 0.0f}, {0, 1, 0}, 40.0f};
             std::string why;
             if (!render_png(out + "/final.png", meshes, cam, 800, 600, &why)) {
                 std::fprintf(stderr, "picture: %s\n", why.c_str());

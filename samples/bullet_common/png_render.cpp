@@ -54,7 +54,9 @@ bool render_png(const std::string& path, const std::vector<RenderMesh>& meshes, 
         }
     const V3 key = norm(V3{-0.4f * right.x + 0.8f * up.x - 0.4f * fwd.x, -0.4f * right.y + 0.8f * up.y - 0.4f * fwd.y,
                            -0.4f * right.z + 0.8f * up.z - 0.4f * fwd.z});
+    for (int pass = 0; pass < 2; ++pass)
     for (const RenderMesh& m : meshes) {
+        if (m.see_through != (pass == 1)) continue;
         const size_t nv = m.vertices.size() / 3;
         std::vector<V3> cs(nv); /* camera space: x right, y up, z forward */
         for (size_t i = 0; i < nv; ++i) {
@@ -86,9 +88,14 @@ bool render_png(const std::string& path, const std::vector<RenderMesh>& meshes, 
                     if (w0 < 0 || w1 < 0 || w2 < 0) continue;
                     const float z = w0 * pz[0] + w1 * pz[1] + w2 * pz[2];
                     float& dz = depth[(size_t)y * width + x];
-                    if (z >= dz) continue;
-                    dz = z;
                     uint8_t* p = &rgb[((size_t)y * width + x) * 3];
+                    if (z >= dz) {
+                        if (m.see_through) /* hidden: half over what hides it */
+                            for (int k = 0; k < 3; ++k)
+                                p[k] = (uint8_t)(0.5f * p[k] + 0.5f * std::min(255.0f, m.rgb[k] * light));
+                        continue;
+                    }
+                    dz = z;
                     for (int k = 0; k < 3; ++k) p[k] = (uint8_t)std::min(255.0f, m.rgb[k] * light);
                 }
         }

@@ -13,6 +13,9 @@ struct RenderMesh {
     std::vector<float> vertices;
     std::vector<int32_t> triangles;
     uint8_t rgb[3];
+    /// Drawn after the other meshes and seen through them: where it is hidden its colour is
+    /// blended half over what hides it (pads inside a cloth that wraps them stay visible).
+    bool see_through = false;
 };
 
 /// Camera: eye and target in world coordinates (m), `up` the world up direction, vertical field
@@ -22,7 +25,8 @@ struct RenderCamera {
     float fov_deg = 40.0f;
 };
 
-/// Renders the meshes (both triangle sides lit by a head light plus a key light, depth-tested)
+/// Renders the meshes (both triangle sides lit by a head light plus a key light, depth-tested;
+/// see-through meshes last, blended where hidden)
 /// into a width x height PNG at `path`. Returns false (with the reason in *why) on failure.
 bool render_png(const std::string& path, const std::vector<RenderMesh>& meshes, const RenderCamera& camera, int width,
                 int height, std::string* why);
