@@ -1,5 +1,5 @@
 /// Reactions are momentum-consistent however unconverged VBD is: over steps 100-149 at rest, the
-/// mean summed reaction force on the shapes equals the weight of what rests on them within 1%, at the
+/// mean summed reaction force on the shapes equals the weight of what rests on them within 2%, at the
 /// default 4 substeps x 10 iterations (and, for the cube, also at 8 x 20: the answer must not
 /// depend on convergence; the cube read 1.0000 at 16 x 40 too, and the cloths 1.016 and 1.003, but those take minutes), for
 /// - a 6 cm soft tet cube (stiff Neo-Hookean) on a box,
@@ -7,6 +7,10 @@
 /// - a 16 x 16 cloth on a 12-triangle mesh box (baked SDF).
 /// Before the body balance (pass 2b of contact_reaction.h), only touching particles' residuals
 /// were reported: 25x, 19x and 47x the weight at 4 x 10 (measured), which this test rejects.
+/// The bound was 1% until reactions stopped pulling: a node's share of its body's momentum gap
+/// that would pull the cloth into a shape is now cut (contact_reaction.h, pass 2c), and the cut
+/// shows in the sum (the draped cloth read 1.0125 on the H200 in deterministic mode, 1.0017 on the
+/// CPU; the cube and the mesh box are exact).
 /// Runs on the CPU, or on the CUDA backend with DFM_TEST_BACKEND=cuda (deterministic mode) or
 /// cuda-default (CTest's test_gpu_reaction_balance and test_gpu_reaction_balance_default).
 #include "../gpu/gpu_contact_scenes.h"
@@ -57,7 +61,7 @@ int main(void) {
             printf("%s, %d x %d: reaction %.4f N (mean of steps %d-%d; last step %.4f N), weight %.4f N (ratio %.4f)\n",
                    scenes[k].name, g_substeps, g_iterations, -mean, AVG_FIRST, STEPS - 1, -r.reaction_z,
                    r.scene.weight, ratio);
-            CHECK(fabs(ratio - 1.0) < 0.01, "%s at %d x %d: reaction is %.3f x the weight", scenes[k].name, g_substeps,
+            CHECK(fabs(ratio - 1.0) < 0.02, "%s at %d x %d: reaction is %.3f x the weight", scenes[k].name, g_substeps,
                   g_iterations, ratio);
             free(r.x);
         }
