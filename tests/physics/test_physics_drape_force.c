@@ -51,6 +51,20 @@ int main(int argc, char** argv) {
             if (s >= steps - rest_steps) rest[k] += f[3 * k + 2] / rest_steps;
         }
     }
+    {
+        /* The raw penalty forces behind the reactions, and how far the step is from converged. */
+        static dfm_contact_point cp[4096];
+        int32_t nc = 0;
+        CHECK_OK(w, dfm_world_get_contacts(w, cp, 4096, (int32_t)sizeof(dfm_contact_point), &nc));
+        double raw[2] = {0, 0};
+        for (int32_t i = 0; i < nc && i < 4096; ++i)
+            for (int k = 0; k < 2; ++k)
+                if (cp[i].shape.index1 == shapes[k].index1) raw[k] += cp[i].normal_force;
+        dfm_contact_stats cs = dfm_contact_stats_init();
+        CHECK_OK(w, dfm_world_get_contact_stats(w, &cs));
+        printf("last advance: %d records, normal forces table %.3f N, box %.3f N; largest local residual %.3f N\n", nc,
+               raw[0], raw[1], cs.residual_force_max);
+    }
     const char* names[2] = {"table", "box"};
     for (int k = 0; k < 2; ++k) {
         printf("%s: peak |F| %.3f N (%.1f W; bound %.1f W), resting F_z %.4f N (%.2f W)\n", names[k], peak[k],

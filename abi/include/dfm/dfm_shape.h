@@ -128,7 +128,9 @@ DFM_API dfm_result dfm_shape_get_info(dfm_world* world, dfm_shape_id shape, dfm_
 /// Reaction of the deformables on `count` shapes over the last step, averaged over it: force
 /// (N, world frame) and torque (N*m, about the host body's origin as given in the state) written
 /// as 3 floats each, `stride_bytes` apart (0 = packed). Impulse over the step = value * dt.
-/// torques may be NULL.
+/// torques may be NULL. Each shape reads the force its contacts applied (each pad of a pinch its
+/// own squeeze), adjusted so that a deformable body's reactions sum to its momentum balance; no
+/// shape is pulled along a contact normal.
 DFM_API dfm_result dfm_world_get_shape_reactions(dfm_world* world, const dfm_shape_id* ids, int32_t count,
                                                  float* forces, float* torques, int32_t stride_bytes);
 
