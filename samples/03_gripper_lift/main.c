@@ -124,16 +124,7 @@ int main(int argc, char** argv) {
         /* Scripted pad path (pad centres). */
         float px[2], pz = pinch_z;
         if (ph == PH_SQUEEZE && phase_at(t - dt) == PH_SETTLE) {
-            /* measure where the hanging strip is at the pinch height */
-            dfm_body_get_positions(world, cloth, 0, nv, x, 0);
-            double sx = 0;
-            int cnt = 0;
-            for (int32_t i = 0; i < nv; ++i)
-                if (fabsf(x[3 * i + 2] - pinch_z) < 0.02f && x[3 * i] > edge - 0.02f) {
-                    sx += x[3 * i];
-                    ++cnt;
-                }
-            if (cnt) strip_x = (float)(sx / cnt);
+            strip_x = gripper_table_strip_x(world, &scene, x); /* where the hanging strip is now */
             closed[0] = strip_x - cd.contact_radius - pad.half_extents[0] + squeeze;
             closed[1] = strip_x + cd.contact_radius + pad.half_extents[0] - squeeze;
         }

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
             printf("provider %s:%s%s - %s\n", info.name, (info.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
                    (info.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "", info.description);
     }
-    const float edge = GRIPPER_TABLE_EDGE, pinch_z = GRIPPER_PINCH_Z;
+    const float pinch_z = GRIPPER_PINCH_Z;
     gripper_table scene;
     if (gripper_table_build(world, res, 0.8f, 0, &scene) != DFM_OK || dfm_sample_make_dir(out) != 0) {
         fprintf(stderr, "scene/output: %s\n", dfm_world_last_error(world));
@@ -121,15 +121,7 @@ int main(int argc, char** argv) {
         if (t >= 0.8 && t - dt < 0.8) {
             /* Close on the hanging strip where it is (sample 03's law): its mean x at the pinch
              * height, each pad's inner face 1 mm past its contact surface. */
-            dfm_body_get_positions(world, cloth, 0, nv, x, 0);
-            double sx = 0.0;
-            int cnt = 0;
-            for (int32_t i = 0; i < nv; ++i)
-                if (fabsf(x[3 * i + 2] - pinch_z) < 0.02f && x[3 * i] > edge - 0.02f) {
-                    sx += x[3 * i];
-                    ++cnt;
-                }
-            const float strip_x = cnt ? (float)(sx / cnt) : edge + scene.cloth_def.contact_radius;
+            const float strip_x = gripper_table_strip_x(world, &scene, x);
             const float reach = scene.cloth_def.contact_radius + scene.pad.half_extents[0] - 0.001f;
             closed[0] = strip_x - reach;
             closed[1] = strip_x + reach;

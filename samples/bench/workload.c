@@ -212,11 +212,10 @@ dfm_result bench_workload_drive(bench_workload* w, double t) {
     return dfm_world_set_shape_states(w->world, w->shapes, 0, w->states, 0, 4 * w->envs);
 }
 
-dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held) {
-    *held = 0;
+/// Centroid heights of every environment's body (m) into z (envs values).
+static dfm_result centroid_heights(bench_workload* w, double* z) {
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)w->vertex_count);
     if (!x) return DFM_ERROR_OUT_OF_HOST_MEMORY;
-    const double lift = bench_workload_lift(w, t);
     for (int32_t e = 0; e < w->envs; ++e) {
         dfm_result r = dfm_body_get_positions(w->world, w->bodies[e], 0, w->vertex_count, x, 0);
         if (r != DFM_OK) {
@@ -225,32 +224,27 @@ dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held) {
         }
         double zc = 0.0;
         for (int32_t i = 0; i < w->vertex_count; ++i) zc += x[3 * i + 2];
-        zc /= w->vertex_count;
-        if (zc - w->start_centroid_z[e] >= 0.9 * lift) ++*held;
+        z[e] = zc / w->vertex_count;
     }
     free(x);
     return DFM_OK;
 }
 
+dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held) {
+    *held = 0;
+    double* z = (double*)malloc(sizeof(double) * (size_t)w->envs);
+    if (!z) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    dfm_result r = centroid_heights(w, z);
+    const double lift = bench_workload_lift(w, t);
+    for (int32_t e = 0; r == DFM_OK && e < w->envs; ++e)
+        if (z[e] - w->start_centroid_z[e] >= 0.9 * lift) ++*held;
+    free(z);
+    return r;
+}
+
 dfm_result bench_workload_mark_start(bench_workload* w) {
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)w->vertex_count);
     w->start_centroid_z = (double*)calloc((size_t)w->envs, sizeof(double));
-    if (!x || !w->start_centroid_z) {
-        free(x);
-        return DFM_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    for (int32_t e = 0; e < w->envs; ++e) {
-        dfm_result r = dfm_body_get_positions(w->world, w->bodies[e], 0, w->vertex_count, x, 0);
-        if (r != DFM_OK) {
-            free(x);
-            return r;
-        }
-        double zc = 0.0;
-        for (int32_t i = 0; i < w->vertex_count; ++i) zc += x[3 * i + 2];
-        w->start_centroid_z[e] = zc / w->vertex_count;
-    }
-    free(x);
-    return DFM_OK;
+    return w->start_centroid_z ? centroid_heights(w, w->start_centroid_z) : DFM_ERROR_OUT_OF_HOST_MEMORY;
 }
 
 void bench_workload_free(bench_workload* w) {

@@ -2,6 +2,7 @@
 /// See gripper_table.h.
 #include "gripper_table.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,18 @@ dfm_result gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int 
     cd.air_drag = 0.5f;
     t->cloth_def = cd;
     return dfm_world_add_cloth(world, &cd, &t->cloth);
+}
+
+float gripper_table_strip_x(dfm_world* world, const gripper_table* t, float* x) {
+    dfm_body_get_positions(world, t->cloth, 0, t->vertex_count, x, 0);
+    double sx = 0.0;
+    int cnt = 0;
+    for (int32_t i = 0; i < t->vertex_count; ++i)
+        if (fabsf(x[3 * i + 2] - GRIPPER_PINCH_Z) < 0.02f && x[3 * i] > GRIPPER_TABLE_EDGE - 0.02f) {
+            sx += x[3 * i];
+            ++cnt;
+        }
+    return cnt ? (float)(sx / cnt) : GRIPPER_TABLE_EDGE + t->cloth_def.contact_radius;
 }
 
 void gripper_table_free(gripper_table* t) {

@@ -36,6 +36,11 @@ typedef struct gripper_table {
 /// the slab's base. Returns DFM_OK or the failing call's result (the world's last error says why).
 dfm_result gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int with_base, gripper_table* out);
 
+/// Where the cloth's hanging strip is: the mean x (m) of its vertices within 2 cm of the pinch
+/// height beyond the slab's edge, read into `x` (3 floats per vertex, t->vertex_count); the
+/// slab's edge plus the contact radius when none is there. The pads close on it from both sides.
+float gripper_table_strip_x(dfm_world* world, const gripper_table* t, float* x);
+
 /// Frees what gripper_table_build allocated (not the world's objects).
 void gripper_table_free(gripper_table* t);
 

@@ -26,24 +26,16 @@ static double slide(float ratio) {
     bx.mu = mu;
     const float q[4] = {sinf(0.5f * th), 0, 0, cosf(0.5f * th)}; /* tilt about +x: the slope descends toward -y */
     dfm_test_add_shape(w, bx, 0, 0, -0.05f / cosf(th), q);
-    int32_t nv, nt;
-    dfm_tet_box_counts(6, 6, 6, &nv, &nt);
-    float* p = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-    int32_t* t = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)nt);
-    float lo[3] = {-0.03f, -0.03f, 0.002f}, hi[3] = {0.03f, 0.03f, 0.062f};
-    dfm_tet_box_generate(6, 6, 6, lo, hi, p, t);
+    const float lo[3] = {-0.03f, -0.03f, 0.002f}, hi[3] = {0.03f, 0.03f, 0.062f};
+    dfm_test_tets box = dfm_test_make_tet_box(6, lo, hi);
+    const int32_t nv = box.vertex_count;
+    float* p = box.positions;
     for (int32_t i = 0; i < nv; ++i) { /* onto the slope */
         float y = p[3 * i + 1], z = p[3 * i + 2];
         p[3 * i + 1] = cosf(th) * y - sinf(th) * z;
         p[3 * i + 2] = sinf(th) * y + cosf(th) * z;
     }
-    dfm_volume_def vd = dfm_volume_def_default();
-    vd.positions = p;
-    vd.vertex_count = nv;
-    vd.tets = t;
-    vd.tet_count = nt;
-    dfm_body_id b;
-    CHECK_OK(w, dfm_world_add_volume(w, &vd, &b));
+    dfm_body_id b = dfm_test_add_volume(w, &box, dfm_volume_def_default());
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
     double s0 = 0.0, s1 = 0.0;
     for (int i = 0; i < nv; ++i) s0 -= cosf(th) * p[3 * i + 1] + sinf(th) * p[3 * i + 2];
@@ -51,8 +43,7 @@ static double slide(float ratio) {
     CHECK_OK(w, dfm_body_get_positions(w, b, 0, nv, x, 0));
     for (int i = 0; i < nv; ++i) s1 -= cosf(th) * x[3 * i + 1] + sinf(th) * x[3 * i + 2];
     free(x);
-    free(p);
-    free(t);
+    dfm_test_free_tets(&box);
     dfm_world_destroy(w);
     return (s1 - s0) / nv;
 }

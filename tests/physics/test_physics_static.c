@@ -82,19 +82,12 @@ static double cube_shortening(double* analytic) {
     dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
     const int32_t n = 6;
     const float H = 0.06f;
-    int32_t nv, nt;
-    dfm_tet_box_counts(n, n, n, &nv, &nt);
-    float* p = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-    int32_t* t = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)nt);
-    float lo[3] = {-0.03f, -0.03f, 0.0f}, hi[3] = {0.03f, 0.03f, H};
-    dfm_tet_box_generate(n, n, n, lo, hi, p, t);
+    const float lo[3] = {-0.03f, -0.03f, 0.0f}, hi[3] = {0.03f, 0.03f, H};
+    dfm_test_tets box = dfm_test_make_tet_box(n, lo, hi);
+    const int32_t nv = box.vertex_count;
+    const float* p = box.positions;
     dfm_volume_def vd = dfm_volume_def_default();
-    vd.positions = p;
-    vd.vertex_count = nv;
-    vd.tets = t;
-    vd.tet_count = nt;
-    dfm_body_id id;
-    CHECK_OK(w, dfm_world_add_volume(w, &vd, &id));
+    dfm_body_id id = dfm_test_add_volume(w, &box, vd);
     for (int s = 0; s < 180; ++s) CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
     CHECK_OK(w, dfm_body_get_positions(w, id, 0, nv, x, 0));
@@ -108,8 +101,7 @@ static double cube_shortening(double* analytic) {
     double E = vd.mu * (3.0 * vd.lambda + 2.0 * vd.mu) / (vd.lambda + vd.mu);
     *analytic = vd.density * 9.81 * H * H / (2.0 * E);
     free(x);
-    free(p);
-    free(t);
+    dfm_test_free_tets(&box);
     dfm_world_destroy(w);
     return shortening;
 }

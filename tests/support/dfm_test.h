@@ -129,6 +129,43 @@ static inline dfm_body_id dfm_test_add_cloth(dfm_world* w, const dfm_test_grid* 
     return id;
 }
 
+/// A generated n x n x n-vertex tet box (positions + tets, 5 tets per cell) owned by the test.
+typedef struct dfm_test_tets {
+    int32_t vertex_count, tet_count;
+    float* positions;
+    int32_t* tets;
+} dfm_test_tets;
+
+/// Generates an n^3-vertex tet box spanning [lo, hi] (m).
+static inline dfm_test_tets dfm_test_make_tet_box(int32_t n, const float lo[3], const float hi[3]) {
+    dfm_test_tets b;
+    dfm_tet_box_counts(n, n, n, &b.vertex_count, &b.tet_count);
+    b.positions = (float*)malloc(sizeof(float) * 3 * (size_t)b.vertex_count);
+    b.tets = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)b.tet_count);
+    dfm_tet_box_generate(n, n, n, lo, hi, b.positions, b.tets);
+    return b;
+}
+
+/// Frees a generated tet box.
+static inline void dfm_test_free_tets(dfm_test_tets* b) {
+    free(b->positions);
+    free(b->tets);
+}
+
+/// Adds the tet box as a volume body with the given def tweaks already applied to `def`.
+static inline dfm_body_id dfm_test_add_volume(dfm_world* w, const dfm_test_tets* b, dfm_volume_def def) {
+    def.positions = b->positions;
+    def.vertex_count = b->vertex_count;
+    def.tets = b->tets;
+    def.tet_count = b->tet_count;
+    dfm_body_id id = DFM_NULL_BODY_ID;
+    if (dfm_world_add_volume(w, &def, &id) != DFM_OK) {
+        fprintf(stderr, "add_volume failed: %s\n", dfm_world_last_error(w));
+        exit(2);
+    }
+    return id;
+}
+
 /// Kinetic energy (J) of a body: sum of 1/2 m |v|^2 using per-vertex masses `mass`.
 static inline double dfm_test_kinetic_energy(dfm_world* w, dfm_body_id id, int32_t n, const float* mass) {
     float* v = (float*)malloc(sizeof(float) * 3 * (size_t)n);
