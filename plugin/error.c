@@ -5,12 +5,9 @@
 #include <string.h>
 
 #include "world_internal.h"
-#include "error_tls.h"
 
 /// Last error of a failed dfm_world_create on this thread.
 static _Thread_local char g_create_error[512];
-
-char* dfm_create_error_buffer(void) { return g_create_error; }
 
 static void log_forward(const dfm_world* world, dfm_log_level level, const char* msg) {
     if (world && world->def.log_fn && (int32_t)level <= world->def.log_level)

@@ -3,13 +3,16 @@
 /// Usage: dfm_bench [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N]
 ///                  [--iterations N] [--backend cpu|cuda|auto] [--steps N] [--windows N]
 ///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
-/// Prints a table on stdout and writes the JSON (default bench.json). Env-steps/s and wall time
+/// Prints a table on stdout and writes the JSON (default out/bench.json under the current
+/// directory, which it creates; out/ is ignored by git, so a run never overwrites a tracked file). Env-steps/s and wall time
 /// per env step are medians over `windows` timed windows of `steps` steps after `warmup` steps.
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -233,7 +236,7 @@ int main(int argc, char** argv) {
     c.windows = 5;
     c.warmup = 30;
     c.both = 1;
-    c.json = "bench.json";
+    c.json = NULL; /* out/bench.json */
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -259,6 +262,13 @@ int main(int argc, char** argv) {
     }
     if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 || c.warmup < 0)
         goto usage;
+    if (!c.json) { /* the default: out/bench.json, out/ created (ignored by git) */
+        if (mkdir("out", 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "dfm_bench: cannot create out/: %s\n", strerror(errno));
+            return 1;
+        }
+        c.json = "out/bench.json";
+    }
     FILE* f = fopen(c.json, "w");
     if (!f) {
         fprintf(stderr, "dfm_bench: cannot write %s\n", c.json);
