@@ -1,6 +1,7 @@
 /// @file body.c
 /// Adding, removing and querying deformable bodies; per-vertex state access.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,9 +89,9 @@ static dfm_result check_mesh_common(dfm_world* w, const char* what, int32_t env,
     if (env < -1 || env >= w->def.environment_count)
         return dfm_fail(w, DFM_ERROR_INDEX_OUT_OF_RANGE, "%s.environment is %d; must be -1..%d", what, env,
                         w->def.environment_count - 1);
-    int32_t bad = dfm_strided_first_nonfinite(pos, stride, nv);
-    if (bad >= 0) return dfm_fail(w, DFM_ERROR_NON_FINITE, "%s vertex %d position is not finite", what, bad);
-    return DFM_OK;
+    char name[48];
+    snprintf(name, sizeof(name), "%s position of vertex", what);
+    return dfm_check_positions(w, pos, stride, nv, 0, name);
 }
 
 /// Checks element indices: in range and pairwise distinct.
@@ -193,7 +194,26 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
         if (!dfm_tri_rest_compute(dfm_v3_load(x + 3 * c[0]), dfm_v3_load(x + 3 * c[1]), dfm_v3_load(x + 3 * c[2]),
                                   b->tri_dinv + 4 * t, &b->tri_area[t])) {
             int32_t c0 = c[0], c1 = c[1], c2 = c[2];
+            /* Far from the origin the cause is float spacing, not the caller's mesh (a 0.3 m cloth
+             * at 1e7 m collapses onto a 1 m lattice): say so. */
+            float far = 0.0f, longest = 0.0f;
+            for (int k = 0; k < 3; ++k) {
+                const float *p = x + 3 * c[k], *q = x + 3 * c[(k + 1) % 3];
+                float e2 = 0.0f;
+                for (int a = 0; a < 3; ++a) {
+                    far = fmaxf(far, fabsf(p[a]));
+                    e2 += (p[a] - q[a]) * (p[a] - q[a]);
+                }
+                longest = fmaxf(longest, sqrtf(e2));
+            }
+            const float spacing = far * 1.1920929e-7f;
             dfm_body_free(b);
+            if (spacing >= 0.01f * longest && far > 1.0f)
+                return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT,
+                                "triangle %d (vertices %d, %d, %d) has zero area in float: its vertices lie %g m from the "
+                                "origin, where float spacing is %g m against its longest edge of %g m; model the body "
+                                "near the origin and move it with the host's frame",
+                                t, c0, c1, c2, (double)far, (double)spacing, (double)longest);
             return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "triangle %d has zero area (vertices %d, %d, %d)", t, c0,
                             c1, c2);
         }
@@ -390,8 +410,8 @@ dfm_result dfm_body_set_positions(dfm_world* w, dfm_body_id id, int32_t first, i
     dfm_body* b = NULL;
     dfm_result r = body_range(w, id, first, count, in, stride, &b);
     if (r != DFM_OK) return r;
-    int32_t bad = dfm_strided_first_nonfinite(in, stride, count);
-    if (bad >= 0) return dfm_fail(w, DFM_ERROR_NON_FINITE, "position of vertex %d is not finite", first + bad);
+    r = dfm_check_positions(w, in, stride, count, first, "position of vertex");
+    if (r != DFM_OK) return r;
     size_t p = (size_t)(b->first_particle + first);
     dfm_strided_load(w->state.x + 3 * p, in, stride, count);
     /* Pinned and kinematic vertices hold their new place. */
@@ -475,8 +495,8 @@ dfm_result dfm_body_set_kinematic_targets(dfm_world* w, dfm_body_id id, const in
     if (!targets) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "targets is NULL");
     if (stride != 0 && (stride < 12 || stride % 4 != 0))
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "stride is %d bytes; must be 0 or a multiple of 4 >= 12", stride);
-    int32_t bad = dfm_strided_first_nonfinite(targets, stride, count);
-    if (bad >= 0) return dfm_fail(w, DFM_ERROR_NON_FINITE, "target %d is not finite", bad);
+    r = dfm_check_positions(w, targets, stride, count, 0, "target");
+    if (r != DFM_OK) return r;
     r = dfm_world_ensure_model(w);
     if (r == DFM_OK) r = dfm_world_sync_host(w);
     if (r != DFM_OK) return r;

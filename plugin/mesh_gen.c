@@ -4,9 +4,13 @@
 
 #include <math.h>
 
+#include "world_internal.h" /* dfm_fail: messages go to dfm_world_last_error(NULL) */
+
 dfm_result dfm_cloth_grid_counts(int32_t nu, int32_t nv, int32_t* nvert, int32_t* ntri) {
-    if (!nvert || !ntri) return DFM_ERROR_NULL_POINTER;
-    if (nu < 2 || nv < 2 || (int64_t)nu * nv > INT32_MAX / 6) return DFM_ERROR_INVALID_COUNT;
+    if (!nvert || !ntri) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_cloth_grid_counts: an output pointer is NULL");
+    if (nu < 2 || nv < 2 || (int64_t)nu * nv > INT32_MAX / 6)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_COUNT,
+                        "cloth grid of %d x %d vertices: each side needs >= 2 and nu * nv <= %d", nu, nv, INT32_MAX / 6);
     *nvert = nu * nv;
     *ntri = 2 * (nu - 1) * (nv - 1);
     return DFM_OK;
@@ -15,11 +19,13 @@ dfm_result dfm_cloth_grid_counts(int32_t nu, int32_t nv, int32_t* nvert, int32_t
 dfm_result dfm_cloth_grid_generate(int32_t nu, int32_t nv, const float origin[3], const float au[3], const float av[3],
                                    float* pos, int32_t* tris) {
     int32_t n, t;
-    if (!origin || !au || !av || !pos || !tris) return DFM_ERROR_NULL_POINTER;
+    if (!origin || !au || !av || !pos || !tris)
+        return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_cloth_grid_generate: origin, au, av, pos or tris is NULL");
     dfm_result r = dfm_cloth_grid_counts(nu, nv, &n, &t);
     if (r != DFM_OK) return r;
     for (int k = 0; k < 3; ++k)
-        if (!isfinite(origin[k]) || !isfinite(au[k]) || !isfinite(av[k])) return DFM_ERROR_NON_FINITE;
+        if (!isfinite(origin[k]) || !isfinite(au[k]) || !isfinite(av[k]))
+            return dfm_fail(NULL, DFM_ERROR_NON_FINITE, "dfm_cloth_grid_generate: origin, au or av [%d] is not finite", k);
     for (int32_t j = 0; j < nv; ++j)
         for (int32_t i = 0; i < nu; ++i) {
             float s = (float)i / (float)(nu - 1), q = (float)j / (float)(nv - 1);
@@ -41,12 +47,17 @@ dfm_result dfm_cloth_grid_generate(int32_t nu, int32_t nv, const float origin[3]
 }
 
 dfm_result dfm_tet_box_counts(int32_t nx, int32_t ny, int32_t nz, int32_t* nvert, int32_t* ntet) {
-    if (!nvert || !ntet) return DFM_ERROR_NULL_POINTER;
+    if (!nvert || !ntet) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_tet_box_counts: an output pointer is NULL");
     /* each factor is < 2^31, so the first product fits in int64; the second is checked by division
      * (2^21 x 2^21 x 2^22 wrapped to 0 and passed) */
-    if (nx < 2 || ny < 2 || nz < 2) return DFM_ERROR_INVALID_COUNT;
-    const int64_t nxy = (int64_t)nx * ny, limit = INT32_MAX / 20;
-    if (nxy > limit || nz > limit / nxy) return DFM_ERROR_INVALID_COUNT;
+    const int64_t limit = INT32_MAX / 20;
+    if (nx < 2 || ny < 2 || nz < 2)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_COUNT, "tet box of %d x %d x %d vertices: each side needs >= 2", nx, ny,
+                        nz);
+    const int64_t nxy = (int64_t)nx * ny;
+    if (nxy > limit || nz > limit / nxy)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_COUNT, "tet box of %d x %d x %d vertices: more than %lld vertices", nx,
+                        ny, nz, (long long)limit);
     *nvert = nx * ny * nz;
     *ntet = 5 * (nx - 1) * (ny - 1) * (nz - 1);
     return DFM_OK;
@@ -66,12 +77,16 @@ static float tet_vol6(const float* p, const int32_t* c) {
 dfm_result dfm_tet_box_generate(int32_t nx, int32_t ny, int32_t nz, const float lo[3], const float hi[3], float* pos,
                                 int32_t* tets) {
     int32_t n, t;
-    if (!lo || !hi || !pos || !tets) return DFM_ERROR_NULL_POINTER;
+    if (!lo || !hi || !pos || !tets)
+        return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_tet_box_generate: lo, hi, pos or tets is NULL");
     dfm_result r = dfm_tet_box_counts(nx, ny, nz, &n, &t);
     if (r != DFM_OK) return r;
     for (int k = 0; k < 3; ++k) {
-        if (!isfinite(lo[k]) || !isfinite(hi[k])) return DFM_ERROR_NON_FINITE;
-        if (!(hi[k] > lo[k])) return DFM_ERROR_INVALID_VALUE;
+        if (!isfinite(lo[k]) || !isfinite(hi[k]))
+            return dfm_fail(NULL, DFM_ERROR_NON_FINITE, "dfm_tet_box_generate: lo or hi [%d] is not finite", k);
+        if (!(hi[k] > lo[k]))
+            return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "dfm_tet_box_generate: hi[%d] = %g is not above lo[%d] = %g",
+                            k, (double)hi[k], k, (double)lo[k]);
     }
     const int32_t dims[3] = {nx, ny, nz};
     for (int32_t k = 0; k < nz; ++k)

@@ -302,6 +302,10 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
         for (int k = 0; k < 3; ++k)
             if (!isfinite(f[k]) || !isfinite(st.linear_velocity[k]) || !isfinite(st.angular_velocity[k]))
                 return dfm_fail(w, DFM_ERROR_NON_FINITE, "state %d: position or velocity is not finite", i);
+        for (int k = 0; k < 3; ++k)
+            if (fabsf(f[k]) > DFM_MAX_COORD)
+                return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "state %d: position[%d] = %g m is beyond DFM_MAX_COORD (%g m)", i,
+                                k, (double)f[k], (double)DFM_MAX_COORD);
         dfm_quat q;
         char what[64];
         snprintf(what, sizeof(what), "state %d rotation", i);

@@ -38,3 +38,21 @@ int32_t dfm_strided_first_nonfinite(const float* src, int32_t stride, int32_t co
     }
     return -1;
 }
+
+dfm_result dfm_check_positions(dfm_world* w, const float* src, int32_t stride, int32_t count, int32_t first,
+                               const char* what) {
+    size_t s = eff_stride(stride);
+    for (int32_t i = 0; i < count; ++i) {
+        float v[3];
+        memcpy(v, (const char*)src + s * (size_t)i, sizeof(v));
+        if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+            return dfm_fail(w, DFM_ERROR_NON_FINITE, "%s %d is not finite", what, first + i);
+        for (int k = 0; k < 3; ++k)
+            if (fabsf(v[k]) > DFM_MAX_COORD)
+                return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                                "%s %d has coordinate %g m, beyond DFM_MAX_COORD (%g m; float spacing there is %g m)",
+                                what, first + i, (double)v[k], (double)DFM_MAX_COORD,
+                                (double)(fabsf(v[k]) * 1.1920929e-7f));
+    }
+    return DFM_OK;
+}

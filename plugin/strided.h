@@ -17,4 +17,10 @@ void dfm_strided_load(float* dst, const float* src, int32_t stride, int32_t coun
 /// Returns the index of the first non-finite 3-vector in a strided array, or -1.
 int32_t dfm_strided_first_nonfinite(const float* src, int32_t stride, int32_t count);
 
+/// Checks a strided array of `count` positions (m): DFM_ERROR_NON_FINITE for the first non-finite
+/// one, DFM_ERROR_INVALID_VALUE for the first with a coordinate beyond DFM_MAX_COORD, each with a
+/// message naming `what` and the index first + i.
+dfm_result dfm_check_positions(dfm_world* w, const float* src, int32_t stride, int32_t count, int32_t first,
+                               const char* what);
+
 #endif

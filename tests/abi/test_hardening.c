@@ -8,7 +8,11 @@
 /// - a vertex range starting at INT32_MAX (signed overflow in the error message);
 /// - dt too large (1e30 s) or a substep too small (1e-45 s) to simulate; 2^31 - 1 iterations (a hang);
 /// - a mesh shape with a finite but huge sdf_cell_size (3e38 m: the bake hung) or a huge mesh
-///   (half size 3e38 m: float-to-int overflow in the bake).
+///   (half size 3e38 m: float-to-int overflow in the bake);
+/// - positions beyond DFM_MAX_COORD (a kinematic target of 3e38 m gave an infinite velocity; a
+///   vertex, a shape state, a whole cloth), and a cloth collapsed by float spacing (5e5 m), whose
+///   message said only "zero area";
+/// - the mesh generators' refusals, which came without a message.
 #include <limits.h>
 
 #include "../contact/contact_scenes.h"
@@ -124,6 +128,58 @@ int main(void) {
     CHECK_OK(w, dfm_world_add_shape(w, &md, &ms));
 
     dfm_test_free_grid(&g);
+    /* Positions that cannot be simulated (beyond DFM_MAX_COORD): a kinematic target of 3e38 m gave
+     * an infinite velocity; a vertex or shape placed there is refused too. */
+    {
+        int32_t corner = 0;
+        const float beyond[3] = {3e38f, 0.0f, 0.1f};
+        CHECK_OK(w, dfm_body_set_vertex_mode(w, body, &corner, 1, DFM_VERTEX_KINEMATIC));
+        expect(w, body, dfm_body_set_kinematic_targets(w, body, &corner, 1, beyond, 0), DFM_ERROR_INVALID_VALUE,
+               "DFM_MAX_COORD", "kinematic target 3e38 m");
+        CHECK_OK(w, dfm_body_set_vertex_mode(w, body, &corner, 1, DFM_VERTEX_DYNAMIC));
+        const float far[3] = {2e6f, 0.0f, 0.1f};
+        expect(w, body, dfm_body_set_positions(w, body, 3, 1, far, 0), DFM_ERROR_INVALID_VALUE, "DFM_MAX_COORD",
+               "vertex position 2e6 m");
+        dfm_shape_state st = dfm_test_state(0, 0, -5e6f, NULL);
+        expect(w, body, dfm_world_set_shape_states(w, &plane, 0, &st, 0, 1), DFM_ERROR_INVALID_VALUE, "DFM_MAX_COORD",
+               "shape position -5e6 m");
+        dfm_test_grid far_grid = dfm_test_make_grid(4, 4, 0.2f, 0.2f, 2e6f, 0, 0);
+        dfm_cloth_def cd = dfm_cloth_def_default();
+        cd.positions = far_grid.positions;
+        cd.vertex_count = far_grid.vertex_count;
+        cd.triangles = far_grid.triangles;
+        cd.triangle_count = far_grid.triangle_count;
+        dfm_body_id none;
+        expect(w, body, dfm_world_add_cloth(w, &cd, &none), DFM_ERROR_INVALID_VALUE, "DFM_MAX_COORD", "cloth at 2e6 m");
+        dfm_test_free_grid(&far_grid);
+    }
+    /* A cloth whose float positions collapsed (at 5e5 m float spacing is 3 cm, a 2 cm grid folds
+     * onto itself): the message names float spacing, not just "zero area". */
+    {
+        dfm_test_grid g2 = dfm_test_make_grid(4, 4, 0.02f, 0.02f, 5e5f, 0, 0);
+        dfm_cloth_def cd = dfm_cloth_def_default();
+        cd.positions = g2.positions;
+        cd.vertex_count = g2.vertex_count;
+        cd.triangles = g2.triangles;
+        cd.triangle_count = g2.triangle_count;
+        dfm_body_id none;
+        expect(w, body, dfm_world_add_cloth(w, &cd, &none), DFM_ERROR_DEGENERATE_ELEMENT, "float spacing",
+               "cloth at 5e5 m");
+        dfm_test_free_grid(&g2);
+    }
+    /* The generators say why they refuse (dfm_world_last_error(NULL)). */
+    {
+        int32_t gv = 0, gt = 0;
+        expect(NULL, body, dfm_cloth_grid_counts(1, 4, &gv, &gt), DFM_ERROR_INVALID_COUNT, ">= 2", "grid 1 x 4");
+        expect(NULL, body, dfm_tet_box_counts(3, 3, 1, &gv, &gt), DFM_ERROR_INVALID_COUNT, ">= 2", "tet box 3 x 3 x 1");
+        const float lo2[3] = {0, 0, 0}, hi2[3] = {1, 0, 1};
+        float pos2[3 * 8];
+        int32_t tets2[4 * 5];
+        expect(NULL, body, dfm_tet_box_generate(2, 2, 2, lo2, hi2, pos2, tets2), DFM_ERROR_INVALID_VALUE, "not above",
+               "tet box with hi = lo");
+        expect(NULL, body, dfm_cloth_grid_generate(2, 2, NULL, lo2, hi2, pos2, tets2), DFM_ERROR_NULL_POINTER, "NULL",
+               "grid without origin");
+    }
     dfm_world_destroy(w);
     return dfm_test_finish("test_hardening");
 }

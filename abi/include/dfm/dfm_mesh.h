@@ -1,5 +1,6 @@
 /// @file dfm_mesh.h
 /// Mesh generators for common bodies. Outputs go into caller buffers sized with the *_counts calls.
+/// On failure each returns its error code and dfm_world_last_error(NULL) says why (this thread).
 #ifndef DFM_MESH_H
 #define DFM_MESH_H
 

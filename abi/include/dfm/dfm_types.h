@@ -83,6 +83,10 @@ enum {
 #define DFM_MAX_DT 10.0f
 /// Smallest substep dt / substeps, s: below it h^2 underflows in float (a denormal dt gave NaN).
 #define DFM_MIN_SUBSTEP 1e-7f
+/// Largest |coordinate| (m) of a vertex position, kinematic target or shape position the world
+/// takes: float spacing there is 6 cm already, and a kinematic target of 3e38 m gave an infinite
+/// velocity. Positions beyond it are refused with DFM_ERROR_INVALID_VALUE.
+#define DFM_MAX_COORD 1.0e6f
 
 /// Default world def (positional aggregate so it is valid C and C++).
 #define DFM_WORLD_DEF_INIT \
