@@ -78,7 +78,7 @@ int main(void) {
     bad_pos[3 * 9 + 1] = NAN;
     d = cd;
     d.positions = bad_pos;
-    expect(dfm_world_add_cloth(g_world, &d, &id), DFM_ERROR_NON_FINITE, "vertex 9 position", "NaN position");
+    expect(dfm_world_add_cloth(g_world, &d, &id), DFM_ERROR_NON_FINITE, "position of vertex 9", "NaN position");
     float inf3[3] = {0, INFINITY, 0};
     expect(dfm_body_set_positions(g_world, g_good, 4, 1, inf3, 0), DFM_ERROR_NON_FINITE, "vertex 4", "Inf teleport");
     expect(dfm_body_set_velocities(g_world, g_good, 2, 1, inf3, 0), DFM_ERROR_NON_FINITE, "vertex 2", "Inf velocity");
