@@ -1,0 +1,97 @@
+/// Coulomb friction in a pinch (issue 13, finding 5): a 0.2 m strip (12 x 12, default cloth,
+/// weight W = 0.0785 N) hangs from its pinned top row between two box pads; the pads close on it
+/// (each inner face 1 mm past the strip's contact surface) and the top row is let go. Coulomb: the
+/// pads hold it when 2 mu N >= W, N being one pad's squeeze, and it slides out when 2 mu N < W.
+/// The squeeze N is measured first with a high mu (the pads' records' normal forces from
+/// dfm_world_get_contacts, mean over the second after the release), then the scene runs again at
+/// mu = 1.2 mu_c and 0.8 mu_c with mu_c = W / (2 N): the strip must stay (centroid drop below
+/// 1 cm over 1 s) at 1.2 mu_c and fall out (drop beyond 5 cm) at 0.8 mu_c. Not the issue's 5%:
+/// the squeeze itself moves with mu by up to 12% (11.3 N at mu 0.8, 12.7 N at 0.95 mu_c), so a
+/// 5% margin would not decide what Coulomb says; each run's squeeze is printed.
+/// Softer pads than the defaults (ke 400 N/m per record) keep mu_c in the range real pads have.
+/// Today it holds at 0.8 mu_c too, and slips at 0.7 (finding 5: friction about 1.3x Coulomb's;
+/// at 2 and 0.5 mu_c it holds and slips as it should), so CTest runs it as
+/// test_physics_pinch_known_failure. Arguments `substeps iterations [hold slip]` measure other
+/// counts and ratios (`build/tests/physics/test_physics_pinch 4 10 1.5 0.7` passes).
+#include "dfm_test_shapes.h"
+
+static int g_substeps, g_iterations;
+
+/// Runs the pinch with pad friction mu; returns the centroid drop (m) over the second after the
+/// release and writes the mean squeeze of one pad over that second (N).
+static double pinch(float mu, double* squeeze, double* weight) {
+    dfm_world_def def = dfm_world_def_default();
+    if (g_substeps > 0) def.substeps = g_substeps, def.iterations = g_iterations;
+    dfm_test_pick_backend(&def);
+    dfm_world* w = dfm_test_create(&def);
+    const int32_t n = 12;
+    dfm_test_grid g = dfm_test_make_grid(n, n, 0.2f, 0.2f, -0.1f, 0, 0);
+    for (int32_t i = 0; i < g.vertex_count; ++i) { /* the x-z plane, top row at z = 0.2 */
+        g.positions[3 * i + 2] = g.positions[3 * i + 1];
+        g.positions[3 * i + 1] = 0.0f;
+    }
+    dfm_cloth_def cd = dfm_cloth_def_default();
+    dfm_body_id body = dfm_test_add_cloth(w, &g, cd);
+    *weight = cd.density * 0.04 * 9.81;
+    int32_t top[12];
+    for (int32_t i = 0; i < n; ++i) top[i] = n * (n - 1) + i;
+    CHECK_OK(w, dfm_body_set_vertex_mode(w, body, top, n, DFM_VERTEX_PINNED));
+    dfm_shape_def pad = dfm_shape_def_default();
+    pad.type = DFM_SHAPE_BOX;
+    pad.half_extents[0] = 0.06f;
+    pad.half_extents[1] = 0.01f;
+    pad.half_extents[2] = 0.03f;
+    pad.mu = mu;
+    pad.ke = 400.0f;
+    dfm_shape_id pads[2];
+    pad.host_body = 1;
+    pads[0] = dfm_test_add_shape(w, pad, 0, -0.03f, 0.15f, NULL);
+    pad.host_body = 2;
+    pads[1] = dfm_test_add_shape(w, pad, 0, 0.03f, 0.15f, NULL);
+    const float closed = 0.01f + cd.contact_radius - 0.001f;
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
+    static dfm_contact_point cp[4096];
+    double z0 = 0.0, z1 = 0.0, sq = 0.0;
+    const int release = 30, end = 90;
+    for (int s = 0; s < end; ++s) {
+        float t = s < 20 ? (float)(s + 1) / 20.0f : 1.0f, y = 0.03f + (closed - 0.03f) * t;
+        dfm_test_move_shape(w, pads[0], 0, -y, 0.15f, NULL);
+        dfm_test_move_shape(w, pads[1], 0, y, 0.15f, NULL);
+        if (s == release) CHECK_OK(w, dfm_body_set_vertex_mode(w, body, top, n, DFM_VERTEX_DYNAMIC));
+        CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
+        if (s >= release) {
+            int32_t nc = 0;
+            CHECK_OK(w, dfm_world_get_contacts(w, cp, 4096, (int32_t)sizeof(dfm_contact_point), &nc));
+            for (int32_t i = 0; i < nc && i < 4096; ++i) sq += cp[i].normal_force / (2.0 * (end - release));
+        }
+        if (s == release - 1 || s == end - 1) {
+            CHECK_OK(w, dfm_body_get_positions(w, body, 0, g.vertex_count, x, 0));
+            double z = 0.0;
+            for (int32_t i = 0; i < g.vertex_count; ++i) z += x[3 * i + 2] / g.vertex_count;
+            if (s == release - 1) z0 = z;
+            else z1 = z;
+        }
+    }
+    *squeeze = sq;
+    free(x);
+    dfm_test_free_grid(&g);
+    dfm_world_destroy(w);
+    return z0 - z1;
+}
+
+int main(int argc, char** argv) {
+    g_substeps = argc > 2 ? atoi(argv[1]) : 0;
+    g_iterations = argc > 2 ? atoi(argv[2]) : 0;
+    double N, W, N2, N3;
+    double drop_high = pinch(0.8f, &N, &W);
+    const double mu_c = W / (2.0 * N);
+    const double hi = argc > 4 ? atof(argv[3]) : 1.2, lo = argc > 4 ? atof(argv[4]) : 0.8;
+    double hold = pinch((float)(hi * mu_c), &N2, &W), slip = pinch((float)(lo * mu_c), &N3, &W);
+    printf("pinch: squeeze %.4f N per pad at mu 0.8 (drop %.4f m), Coulomb's mu_c = W / 2N = %.4f; at %.2f mu_c the "
+           "strip dropped %.4f m (squeeze %.4f N), at %.2f mu_c %.4f m (squeeze %.4f N)\n",
+           N, drop_high, mu_c, hi, hold, N2, lo, slip, N3);
+    CHECK(drop_high < 0.01, "at mu 0.8 the strip dropped %.4f m", drop_high);
+    CHECK(hold < 0.01, "at %.2f mu_c the strip dropped %.4f m: Coulomb holds it", hi, hold);
+    CHECK(slip > 0.05, "at %.2f mu_c the strip dropped only %.4f m: Coulomb says it slides out", lo, slip);
+    return dfm_test_finish("test_physics_pinch");
+}
