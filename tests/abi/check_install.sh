@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the built dfm into a scratch prefix, then builds and runs a consumer twice: with
-# CMake's find_package(dfm) and with pkg-config. Usage: check_install.sh <build-dir> <scratch-dir>
+# CMake's find_package(dfm) and with pkg-config; the same for the Bullet adapter where it was built.
+# Usage: check_install.sh <build-dir> <scratch-dir>
 set -euo pipefail
 build=$1
 scratch=$2
@@ -15,4 +16,19 @@ flags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs dfm)
 cc -std=c11 "$src/main.c" $flags -o "$scratch/consumer_pc"
 LD_LIBRARY_PATH="$(dirname "$libdir"):${LD_LIBRARY_PATH:-}" "$scratch/consumer_pc"
 readelf -d "$(dirname "$libdir")/libdfm.so" | grep -q 'SONAME.*libdfm.so.1' || { echo "SONAME is not libdfm.so.1"; exit 1; }
-echo "install: find_package and pkg-config consumers work; SONAME libdfm.so.1"
+msg="install: find_package and pkg-config consumers work; SONAME libdfm.so.1"
+# The Bullet adapter, where it was built: an installed target (find_package gives dfm::dfm_bullet),
+# a .pc file, and a RUNPATH that finds libdfm.so.1 next to it without LD_LIBRARY_PATH.
+lib=$(dirname "$libdir")
+if [ -f "$lib/libdfm_bullet.so.1" ]; then
+  env -u LD_LIBRARY_PATH ldd "$lib/libdfm_bullet.so.1" | grep -q "libdfm.so.1 => $lib/libdfm.so.1" ||
+    { echo "libdfm_bullet.so.1 does not find $lib/libdfm.so.1 by itself"; env -u LD_LIBRARY_PATH ldd "$lib/libdfm_bullet.so.1"; exit 1; }
+  cmake -S "$src/../consumer_bullet" -B "$scratch/consumer_bullet" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+  cmake --build "$scratch/consumer_bullet" >/dev/null
+  env -u LD_LIBRARY_PATH "$scratch/consumer_bullet/consumer_bullet"
+  bflags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs dfm-bullet)
+  cc -std=c11 "$src/../consumer_bullet/main.c" $bflags -o "$scratch/consumer_bullet_pc"
+  LD_LIBRARY_PATH="$lib:${LD_LIBRARY_PATH:-}" "$scratch/consumer_bullet_pc"
+  msg="$msg; Bullet adapter: find_package (dfm::dfm_bullet), pkg-config (dfm-bullet) and RUNPATH work"
+fi
+echo "$msg"
