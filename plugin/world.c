@@ -11,6 +11,7 @@
 #include "step.h"
 #include "strided.h"
 #include "world_internal.h"
+#include "step_guard.h"
 
 #ifndef DFM_VERSION_STRING
 #define DFM_VERSION_STRING "0.0.0"
@@ -144,6 +145,8 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_cuda_backend_destroy(w->cuda);
     free(w->step_emitted);
     free(w->step_impulses);
+    free(w->guard.state);
+    free(w->guard.shapes);
     free(w);
 }
 
@@ -161,18 +164,14 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
                         (double)h, (double)DFM_MAX_DT, (double)DFM_MIN_SUBSTEP);
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
-    if (w->solver) { /* a provider other than vbd (dfm_world_set_solver) */
-        r = dfm_solver_world_step(w, dt);
-        if (r != DFM_OK) return r;
-        w->step_count++;
-        w->sim_time += (double)dt;
-        return DFM_OK;
-    }
-    if (w->cuda) {
-        r = dfm_step_cuda(w, dt);
+    if (w->cuda && !w->solver) {
+        r = dfm_step_cuda(w, dt); /* not guarded yet: the state stays on the device (step_guard.h) */
         if (r != DFM_OK) return r;
     } else {
-        r = dfm_step_cpu(w, dt);
+        /* CPU-side steps (vbd/cpu, xpbd, providers): a step that goes non-finite is rolled back. */
+        r = dfm_step_guard_save(w);
+        if (r != DFM_OK) return r;
+        r = dfm_step_guard_check(w, w->solver ? dfm_solver_world_step(w, dt) : dfm_step_cpu(w, dt));
         if (r != DFM_OK) return r;
     }
     w->step_count++;
@@ -255,6 +254,7 @@ dfm_result dfm_world_get_stats(dfm_world* w, dfm_world_stats* out) {
     s.sim_time = w->sim_time;
     s.backend = w->def.backend;
     s.device_memory_bytes = w->cuda ? dfm_cuda_backend_device_bytes(w->cuda) : 0;
+    s.nonfinite_steps = w->nonfinite_steps;
     s.struct_size = caller_size;
     memcpy(out, &s, caller_size);
     return DFM_OK;

@@ -168,6 +168,13 @@ typedef struct dfm_contacts {
 } dfm_contacts;
 
 /// The world.
+/// The rollback copy of plugin/step_guard.c (grown on demand, kept between steps).
+typedef struct dfm_step_guard {
+    float* state;              ///< x, v, kin_start of every particle (9 floats each).
+    void* shapes;              ///< Per shape slot: its step bookkeeping.
+    size_t state_bytes, shapes_bytes;
+} dfm_step_guard;
+
 struct dfm_world {
     dfm_world_def def;         ///< Complete def (defaults filled in).
     uint16_t tag;              ///< Unique among live worlds; stamped into ids.
@@ -195,6 +202,8 @@ struct dfm_world {
     int host_dirty;            ///< The host changed per-particle state since the last upload.
     int64_t step_count;
     double sim_time;
+    dfm_step_guard guard;      ///< Rollback copy for steps that go non-finite (CPU-side steps).
+    int64_t nonfinite_steps;   ///< Steps refused and rolled back for a non-finite state.
     char last_error[512];
     struct dfm_world_solver* solver; ///< Provider other than the default vbd (NULL = vbd; plugin/solver_internal.h).
 };
