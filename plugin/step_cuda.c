@@ -2,10 +2,12 @@
 /// One dfm_world_step on the CUDA backend: bring the device copy up to date (model, state,
 /// contact candidates, each only when it changed), stage the step's shape records, launch the
 /// step (one CUDA graph), read the contact results back and book them like the CPU step does.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "step.h"
+#include "step_guard.h"
 
 dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
@@ -45,6 +47,11 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     out.shape_impulse = impulses;
     out.emitted = emitted;
     int rc = dfm_cuda_backend_step(w->cuda, &d, use_contacts ? &out : NULL, err, sizeof(err));
+    if (rc == DFM_ERROR_NON_FINITE) { /* the backend rolled its state back: the step did not happen */
+        int bad = -1;
+        if (sscanf(err, "non-finite particle %d", &bad) != 1) bad = -1;
+        return dfm_step_guard_refuse(w, bad);
+    }
     if (rc != 0) {
         w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
         w->uploaded_contacts = -1;

@@ -65,10 +65,13 @@ dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r) {
         memcpy(s->aabb_prev, ss[i].aabb_prev, sizeof(s->aabb_prev));
         memcpy(s->reaction, ss[i].reaction, sizeof(s->reaction));
     }
+    return dfm_step_guard_refuse(w, bad);
+}
+
+dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad) {
     w->contacts.count = 0; /* the failed step's records are gone with it */
-    w->host_dirty = 1;     /* a device copy, if any, is re-uploaded from the restored state */
     w->nonfinite_steps++;
-    const int32_t body = w->model.particle_body ? w->model.particle_body[bad] : -1;
+    const int32_t body = w->model.particle_body && bad >= 0 && bad < w->model.particle_count ? w->model.particle_body[bad] : -1;
     const int32_t vertex = body >= 0 ? bad - w->model.body_offsets[body] : bad;
     dfm_log(w, DFM_LOG_ERROR, "step %lld produced a non-finite position or velocity (vertex %d of the world's body %d); rolled back",
             (long long)w->step_count, vertex, body);

@@ -1,9 +1,10 @@
 /// @file step_guard.h
-/// The non-finite guard around a CPU-side dfm_world_step (vbd/cpu, xpbd, third-party
+/// The non-finite guard around dfm_world_step. CPU-side steps (vbd/cpu, xpbd, third-party
 /// providers): the particle state and the shapes' step bookkeeping are saved before the step;
 /// a step that leaves any position or velocity non-finite is rolled back to them and refused
 /// with DFM_ERROR_NON_FINITE, counted in dfm_world_stats.nonfinite_steps and logged. The CUDA
-/// backend is not guarded yet (its state stays on the device between steps; issue 14).
+/// backend saves and checks on the device (vbd_cuda.cu: a D2D copy and nonfinite_kernel) and
+/// reports through dfm_step_guard_refuse.
 #ifndef DFM_STEP_GUARD_H
 #define DFM_STEP_GUARD_H
 
@@ -17,5 +18,10 @@ dfm_result dfm_step_guard_save(dfm_world* w);
 /// finite, restores the saved state, drops the step's contact records and fails with
 /// DFM_ERROR_NON_FINITE naming the first such particle; otherwise returns r.
 dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r);
+
+/// Books a refused step whose state was already restored (by the CPU guard or the CUDA backend):
+/// drops its contact records, counts and logs it, and fails with DFM_ERROR_NON_FINITE naming
+/// particle `bad` (the world's particle index).
+dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad);
 
 #endif

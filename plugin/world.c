@@ -165,7 +165,7 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
     if (w->cuda && !w->solver) {
-        r = dfm_step_cuda(w, dt); /* not guarded yet: the state stays on the device (step_guard.h) */
+        r = dfm_step_cuda(w, dt); /* guarded on the device (step_guard.h) */
         if (r != DFM_OK) return r;
     } else {
         /* CPU-side steps (vbd/cpu, xpbd, providers): a step that goes non-finite is rolled back. */

@@ -59,12 +59,28 @@ struct dfm_cuda_backend {
     int event_capacity, event_count;
     float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
     cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
+    float* backup;             ///< Device: x, v, kin_start at the start of the step (9 floats per particle).
+    int32_t* bad_index;        ///< Device: smallest particle left non-finite by the step (0x7f7f7f7f: none).
     dfm_step_key graph_key;    ///< Step settings the graph was captured with.
 };
 
 static void free_events(dfm_cuda_backend* b);
 
+/// Sentinel of bad_index: no particle is non-finite.
+#define DFM_CUDA_NO_BAD 0x7f7f7f7f
+
 // ---- kernels ------------------------------------------------------------------------------------
+
+/// The step's non-finite check (P2 applies-and-done: one thread per particle, an order-free
+/// atomicMin on the index; P1/P3/P4 n/a): the smallest particle whose position or velocity is
+/// not finite, into *bad.
+__global__ void nonfinite_kernel(const float* x, const float* v, int32_t n, int32_t* bad) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    bool ok = true;
+    for (int a = 0; a < 3; ++a) ok = ok && isfinite(x[3 * i + a]) && isfinite(v[3 * i + a]);
+    if (!ok) atomicMin(bad, i);
+}
 
 __global__ void predict_kernel(dfm_vbd_view v, float alpha) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -194,6 +210,8 @@ static void free_model(dfm_cuda_backend* b) {
     b->particle_color = NULL;
     b->body_offsets = b->particle_body = NULL;
     b->residual = b->body_extra = NULL;
+    b->backup = NULL;
+    b->bad_index = NULL;
     b->body_count = 0;
     memset(&b->view, 0, sizeof(b->view));
 }
@@ -383,6 +401,18 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     b->particle_body = (int32_t*)dst[1];
     b->residual = (float*)dst[2];
     b->body_extra = (float*)dst[3];
+    /* The non-finite guard: the step's rollback copy and its flag. */
+    void* guard[2] = {NULL, NULL};
+    const size_t guard_bytes[2] = {9u * (size_t)n * sizeof(float), sizeof(int32_t)};
+    for (int k = 0; k < 2; ++k) {
+        r = upload(b, &guard[k], NULL, guard_bytes[k], err, err_size);
+        if (r) {
+            free_model(b);
+            return r;
+        }
+    }
+    b->backup = (float*)guard[0];
+    b->bad_index = (int32_t*)guard[1];
     b->color_count = desc->color_count;
     b->color_offsets = (int32_t*)malloc(((size_t)desc->color_count + 1u) * sizeof(int32_t));
     if (!b->color_offsets) {
@@ -641,6 +671,12 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         DFM_CUDA_TRY(cudaMemcpyAsync(c->rt, c->rt_staging, (size_t)d->substeps * per * sizeof(dfm_shape_rt),
                                      cudaMemcpyHostToDevice, b->stream));
     }
+    /* The rollback copy of what the step changes for good (x, v, kin_start; D2D, outside the graph). */
+    const size_t n3 = 3u * (size_t)v.particle_count;
+    DFM_CUDA_TRY(cudaMemcpyAsync(b->backup, v.x, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + n3, v.v, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + 2 * n3, v.kin_start, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemsetAsync(b->bad_index, 0x7f, sizeof(int32_t), b->stream));
     b->event_count = 0;
     if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling) {
         free_graph(b);
@@ -674,6 +710,11 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         }
         DFM_CUDA_TRY(cudaGraphLaunch(b->graph, b->stream));
     }
+    nonfinite_kernel<<<(unsigned)((v.particle_count + 255) / 256), 256, 0, b->stream>>>(v.x, v.v, v.particle_count,
+                                                                                         b->bad_index);
+    DFM_CUDA_TRY(cudaGetLastError());
+    int32_t bad = DFM_CUDA_NO_BAD;
+    DFM_CUDA_TRY(cudaMemcpyAsync(&bad, b->bad_index, sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
     int32_t max_pen_bits = 0, residual_bits = 0;
     if (c->shape_count > 0 && out) {
         int r = dfm_cuda_contacts_download(c, d->substeps, out->emitted, out->kind_counts, &max_pen_bits,
@@ -681,6 +722,15 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         if (r) return r;
     }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    if (bad != DFM_CUDA_NO_BAD) { /* roll back: the device state is the step's start again */
+        float* xs[3] = {v.x, v.v, (float*)v.kin_start};
+        for (int k = 0; k < 3; ++k)
+            DFM_CUDA_TRY(cudaMemcpyAsync(xs[k], b->backup + (size_t)k * n3, n3 * sizeof(float), cudaMemcpyDeviceToDevice,
+                                         b->stream));
+        DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+        snprintf(err, err_size, "non-finite particle %d", bad);
+        return DFM_ERROR_NON_FINITE;
+    }
     if (out) {
         memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
         memcpy(&out->residual_max, &residual_bits, sizeof(float));

@@ -204,7 +204,7 @@ typedef struct dfm_world_stats {
     int64_t device_memory_bytes; ///< CUDA: device memory dfm holds for this world, bytes (0 on the CPU).
     /* ABI 1.4 */
     int64_t nonfinite_steps;  ///< Steps refused with DFM_ERROR_NON_FINITE and rolled back because they left a
-                              ///< position or velocity non-finite (CPU backend and solver providers).
+                              ///< position or velocity non-finite.
 } dfm_world_stats;
 
 /// Summed GPU kernel time of the last profiled step, split by phase (milliseconds, from CUDA
