@@ -15,14 +15,20 @@ libdir=$(ls -d "$scratch"/prefix/lib*/pkgconfig | head -n 1)
 flags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs dfm)
 cc -std=c11 "$src/main.c" $flags -o "$scratch/consumer_pc"
 LD_LIBRARY_PATH="$(dirname "$libdir"):${LD_LIBRARY_PATH:-}" "$scratch/consumer_pc"
-readelf -d "$(dirname "$libdir")/libdfm.so" | grep -q 'SONAME.*libdfm.so.1' || { echo "SONAME is not libdfm.so.1"; exit 1; }
+dyn=$(readelf -d "$(dirname "$libdir")/libdfm.so")
+case "$dyn" in *"SONAME"*"libdfm.so.1"*) ;; *) echo "SONAME is not libdfm.so.1"; exit 1 ;; esac
 msg="install: find_package and pkg-config consumers work; SONAME libdfm.so.1"
 # The Bullet adapter, where it was built: an installed target (find_package gives dfm::dfm_bullet),
 # a .pc file, and a RUNPATH that finds libdfm.so.1 next to it without LD_LIBRARY_PATH.
 lib=$(dirname "$libdir")
 if [ -f "$lib/libdfm_bullet.so.1" ]; then
-  env -u LD_LIBRARY_PATH ldd "$lib/libdfm_bullet.so.1" | grep -q "libdfm.so.1 => $lib/libdfm.so.1" ||
-    { echo "libdfm_bullet.so.1 does not find $lib/libdfm.so.1 by itself"; env -u LD_LIBRARY_PATH ldd "$lib/libdfm_bullet.so.1"; exit 1; }
+  # ldd's output is captured first: piped into grep -q, ldd could die of SIGPIPE when grep
+  # stopped reading early, and pipefail then failed a correct library (seen once under ctest -j2).
+  deps=$(env -u LD_LIBRARY_PATH ldd "$lib/libdfm_bullet.so.1")
+  case "$deps" in
+    *"libdfm.so.1 => $lib/libdfm.so.1"*) ;;
+    *) echo "libdfm_bullet.so.1 does not find $lib/libdfm.so.1 by itself"; echo "$deps"; exit 1 ;;
+  esac
   cmake -S "$src/../consumer_bullet" -B "$scratch/consumer_bullet" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
   cmake --build "$scratch/consumer_bullet" >/dev/null
   env -u LD_LIBRARY_PATH "$scratch/consumer_bullet/consumer_bullet"
