@@ -1,5 +1,6 @@
 /// @file body.c
 /// Adding, removing and querying deformable bodies; per-vertex state access.
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,7 +207,7 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
                 }
                 longest = fmaxf(longest, sqrtf(e2));
             }
-            const float spacing = far * 1.1920929e-7f;
+            const float spacing = far * FLT_EPSILON;
             dfm_body_free(b);
             if (spacing >= 0.01f * longest && far > 1.0f)
                 return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT,

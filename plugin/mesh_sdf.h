@@ -30,10 +30,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <dfm/dfm_types.h> /* DFM_MAX_COORD */
 
 /// Largest distance from the shape-frame origin (m) that a baked grid may reach (its nodes and its
-/// band): far inside float range, where a float position still resolves about 0.1 m.
-#define DFM_MESH_SDF_MAX_COORD 1e6
+/// band): the world's coordinate limit (DFM_MAX_COORD, dfm_types.h).
+#define DFM_MESH_SDF_MAX_COORD ((double)DFM_MAX_COORD)
 
 /// Result codes of dfm_mesh_sdf_bake.
 enum {

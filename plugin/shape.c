@@ -8,6 +8,7 @@
 
 #include "def_read.h"
 #include "mesh_sdf.h"
+#include "strided.h"
 #include "world_internal.h"
 
 /// Largest mesh SDF grid (nodes) a shape may bake: 256^3 floats = 64 MiB.
@@ -302,10 +303,8 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
         for (int k = 0; k < 3; ++k)
             if (!isfinite(f[k]) || !isfinite(st.linear_velocity[k]) || !isfinite(st.angular_velocity[k]))
                 return dfm_fail(w, DFM_ERROR_NON_FINITE, "state %d: position or velocity is not finite", i);
-        for (int k = 0; k < 3; ++k)
-            if (fabsf(f[k]) > DFM_MAX_COORD)
-                return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "state %d: position[%d] = %g m is beyond DFM_MAX_COORD (%g m)", i,
-                                k, (double)f[k], (double)DFM_MAX_COORD);
+        r = dfm_check_positions(w, f, 0, 1, i, "position of state");
+        if (r != DFM_OK) return r;
         dfm_quat q;
         char what[64];
         snprintf(what, sizeof(what), "state %d rotation", i);

@@ -2,6 +2,7 @@
 /// See strided.h.
 #include "strided.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ dfm_result dfm_check_positions(dfm_world* w, const float* src, int32_t stride, i
                 return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
                                 "%s %d has coordinate %g m, beyond DFM_MAX_COORD (%g m; float spacing there is %g m)",
                                 what, first + i, (double)v[k], (double)DFM_MAX_COORD,
-                                (double)(fabsf(v[k]) * 1.1920929e-7f));
+                                (double)(fabsf(v[k]) * FLT_EPSILON));
     }
     return DFM_OK;
 }

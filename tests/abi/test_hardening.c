@@ -145,11 +145,7 @@ int main(void) {
         expect(w, body, dfm_world_set_shape_states(w, &plane, 0, &st, 0, 1), DFM_ERROR_INVALID_VALUE, "DFM_MAX_COORD",
                "shape position -5e6 m");
         dfm_test_grid far_grid = dfm_test_make_grid(4, 4, 0.2f, 0.2f, 2e6f, 0, 0);
-        dfm_cloth_def cd = dfm_cloth_def_default();
-        cd.positions = far_grid.positions;
-        cd.vertex_count = far_grid.vertex_count;
-        cd.triangles = far_grid.triangles;
-        cd.triangle_count = far_grid.triangle_count;
+        dfm_cloth_def cd = dfm_test_grid_cloth_def(&far_grid);
         dfm_body_id none;
         expect(w, body, dfm_world_add_cloth(w, &cd, &none), DFM_ERROR_INVALID_VALUE, "DFM_MAX_COORD", "cloth at 2e6 m");
         dfm_test_free_grid(&far_grid);
@@ -158,11 +154,7 @@ int main(void) {
      * onto itself): the message names float spacing, not just "zero area". */
     {
         dfm_test_grid g2 = dfm_test_make_grid(4, 4, 0.02f, 0.02f, 5e5f, 0, 0);
-        dfm_cloth_def cd = dfm_cloth_def_default();
-        cd.positions = g2.positions;
-        cd.vertex_count = g2.vertex_count;
-        cd.triangles = g2.triangles;
-        cd.triangle_count = g2.triangle_count;
+        dfm_cloth_def cd = dfm_test_grid_cloth_def(&g2);
         dfm_body_id none;
         expect(w, body, dfm_world_add_cloth(w, &cd, &none), DFM_ERROR_DEGENERATE_ELEMENT, "float spacing",
                "cloth at 5e5 m");

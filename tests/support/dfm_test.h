@@ -115,6 +115,16 @@ static inline void dfm_test_free_grid(dfm_test_grid* g) {
     free(g->triangles);
 }
 
+/// The default cloth def with the grid's mesh in it (for adds that are expected to fail).
+static inline dfm_cloth_def dfm_test_grid_cloth_def(const dfm_test_grid* g) {
+    dfm_cloth_def def = dfm_cloth_def_default();
+    def.positions = g->positions;
+    def.vertex_count = g->vertex_count;
+    def.triangles = g->triangles;
+    def.triangle_count = g->triangle_count;
+    return def;
+}
+
 /// Adds the grid as a cloth body with the given def tweaks already applied to `def`.
 static inline dfm_body_id dfm_test_add_cloth(dfm_world* w, const dfm_test_grid* g, dfm_cloth_def def) {
     def.positions = g->positions;
