@@ -219,7 +219,14 @@ void dfm_solver_world_release(dfm_world* w) {
 
 dfm_result dfm_solver_world_step(dfm_world* w, float dt) {
     dfm_world_solver* ws = w->solver;
-    if (ws->kind == DFM_SOLVER_KIND_XPBD) return dfm_xpbd_step(w, ws->instance, dt);
+    if (ws->kind == DFM_SOLVER_KIND_XPBD) {
+        dfm_result rx = dfm_xpbd_step(w, ws->instance, dt);
+        if (rx == DFM_OK) { /* XPBD solves constraints, not a force balance: no residual to report */
+            w->residual_force_max = -1.0f;
+            w->residual_force_sum = -1.0;
+        }
+        return rx;
+    }
     char err[256] = "";
     dfm_solver_state s = state_view(w);
     dfm_result r;
@@ -239,6 +246,8 @@ dfm_result dfm_solver_world_step(dfm_world* w, float dt) {
         memcpy(sh->aabb_prev, sh->aabb_cur, sizeof(sh->aabb_cur));
     }
     w->contacts.count = 0;
+    w->residual_force_max = -1.0f; /* providers do not report a force residual */
+    w->residual_force_sum = -1.0;
     return DFM_OK;
 }
 

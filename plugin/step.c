@@ -210,18 +210,30 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     int64_t candidates = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
     if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w, &scratch))
         cc.scratch = &scratch;
+    const int32_t np = w->model.particle_count;
+    if (np > w->residual_norms_cap) {
+        float* norms = (float*)realloc(w->residual_norms, (size_t)np * sizeof(float));
+        if (!norms) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the convergence figure");
+        w->residual_norms = norms;
+        w->residual_norms_cap = np;
+    }
+    dfm_cpu_convergence conv;
+    memset(&conv, 0, sizeof(conv));
+    conv.norms = w->residual_norms;
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
-        cc.residual_pass = s == substeps - 1;
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
-                            w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads);
+                            w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
+                            s == substeps - 1 ? &conv : NULL);
         emitted[s] = use_contacts ? c->count : 0;
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
     dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     if (!use_contacts) cc.max_penetration = 0.0f;
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
-                             cc.max_penetration, use_contacts ? cc.residual_max : 0.0f);
+                             cc.max_penetration, use_contacts ? conv.max : 0.0f);
+    w->residual_force_max = conv.max;
+    w->residual_force_sum = conv.sum;
     return DFM_OK;
 }

@@ -46,7 +46,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     memset(&out, 0, sizeof(out));
     out.shape_impulse = impulses;
     out.emitted = emitted;
-    int rc = dfm_cuda_backend_step(w->cuda, &d, use_contacts ? &out : NULL, err, sizeof(err));
+    int rc = dfm_cuda_backend_step(w->cuda, &d, &out, err, sizeof(err));
     if (rc == DFM_ERROR_NON_FINITE) { /* the backend rolled its state back: the step did not happen */
         int bad = -1;
         if (sscanf(err, "non-finite particle %d", &bad) != 1) bad = -1;
@@ -66,5 +66,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
         for (int a = 0; a < 3; ++a) particle_impulse[a] -= impulses[6 * k + a];
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, particle_impulse, out.kind_counts,
                              use_contacts ? out.max_penetration : 0.0f, use_contacts ? out.residual_max : 0.0f);
+    w->residual_force_max = out.residual_max;
+    w->residual_force_sum = out.residual_sum;
     return DFM_OK;
 }

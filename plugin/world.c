@@ -91,6 +91,8 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     }
     dfm_world* w = (dfm_world*)calloc(1, sizeof(dfm_world));
     if (!w) return dfm_fail(NULL, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory allocating the world");
+    w->residual_force_max = -1.0f; /* no step yet */
+    w->residual_force_sum = -1.0;
     w->def = full;
     dfm_result r = validate_world_def(w, &full);
     if (r == DFM_OK && full.backend == DFM_BACKEND_CUDA) {
@@ -144,6 +146,7 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_state_free(&w->state);
     dfm_cuda_backend_destroy(w->cuda);
     free(w->step_emitted);
+    free(w->residual_norms);
     free(w->step_impulses);
     free(w->guard.state);
     free(w->guard.shapes);
@@ -255,6 +258,16 @@ dfm_result dfm_world_get_stats(dfm_world* w, dfm_world_stats* out) {
     s.backend = w->def.backend;
     s.device_memory_bytes = w->cuda ? dfm_cuda_backend_device_bytes(w->cuda) : 0;
     s.nonfinite_steps = w->nonfinite_steps;
+    s.force_residual_max = w->residual_force_max;
+    s.force_residual_relative = -1.0f;
+    if (w->residual_force_sum >= 0.0) {
+        const float* g = w->def.gravity;
+        double gn = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]), weight = 0.0;
+        if (!(gn > 0.0)) gn = 9.81;
+        for (int32_t i = 0; i < m->particle_count; ++i)
+            if (w->state.mode[i] == DFM_VERTEX_DYNAMIC) weight += (double)m->mass[i] * gn;
+        s.force_residual_relative = weight > 0.0 ? (float)(w->residual_force_sum / weight) : 0.0f;
+    }
     s.struct_size = caller_size;
     memcpy(out, &s, caller_size);
     return DFM_OK;

@@ -204,6 +204,10 @@ struct dfm_world {
     double sim_time;
     dfm_step_guard guard;      ///< Rollback copy for steps that go non-finite (CPU-side steps).
     int64_t nonfinite_steps;   ///< Steps refused and rolled back for a non-finite state.
+    float residual_force_max;  ///< Convergence of the last step: largest local force residual, N (-1: not measured).
+    double residual_force_sum; ///< The same summed over all particles, N (-1: not measured).
+    float* residual_norms;     ///< CPU step scratch: 1 per particle (residual_norms_cap).
+    int32_t residual_norms_cap;
     char last_error[512];
     struct dfm_world_solver* solver; ///< Provider other than the default vbd (NULL = vbd; plugin/solver_internal.h).
 };

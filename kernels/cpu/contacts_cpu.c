@@ -231,17 +231,6 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     for (int32_t i = 0; i < np; ++i)
         dfm_contact_reaction_particle(c, v, cc->record_force, cc->node_friction,
                                       cc->body_extra + 3 * cc->particle_body[i], cc->node_part, i);
-    if (cc->residual_pass) {
-        float worst = 0.0f;
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : worst) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
-#endif
-        for (int32_t i = 0; i < np; ++i) {
-            float r = dfm_contact_local_residual(c, v, cc->record_force, cc->residual, cc->node_friction, i);
-            if (r > worst) worst = r;
-        }
-        cc->residual_max = worst;
-    }
     (void)nt;
     for (int32_t k = 0; k < n; ++k) {
         dfm_v3 fp, fr, tr;

@@ -20,7 +20,6 @@ typedef struct dfm_cpu_contacts {
     float* node_part;             ///< Scratch, 9 per record (3 per node): force attributed to each corner's node.
     float* residual;              ///< Scratch, 3 per particle (reaction pass 2a).
     float* node_friction;         ///< 9 per record (3 per node): friction force of the projection on each node's particle, N.
-    int residual_pass;            ///< In: 1 = compute residual_max in this advance (the last of a step).
     float* body_extra;            ///< Scratch, 3 per body (reaction pass 2b).
     int32_t body_count;
     const int32_t* body_offsets;  ///< body_count + 1.
@@ -31,7 +30,6 @@ typedef struct dfm_cpu_contacts {
     double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
     double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
     float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
-    float residual_max;           ///< Out (residual_pass): largest local force residual of a dynamic particle, N.
     int32_t kind_counts[3];       ///< Out: particle, edge, face records of the advance.
 } dfm_cpu_contacts;
 

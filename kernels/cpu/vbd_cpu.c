@@ -12,6 +12,7 @@
 ///   particles by color for contiguous access is left for the CUDA backend (issue 4).
 #include "vbd_cpu.h"
 
+#include "contact_reaction.h"
 #include "vbd_particle.h"
 
 #if defined(_OPENMP)
@@ -50,9 +51,32 @@ static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, co
     }
 }
 
+/// Fills `conv` at the end of an advance (after friction and finalize, before the velocity
+/// update): norms in parallel, the max and the sum serially in particle order.
+static void measure_convergence(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, dfm_cpu_convergence* conv,
+                                int nt) {
+    (void)nt;
+    const int32_t n = view->particle_count;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
+#endif
+    for (int32_t i = 0; i < n; ++i)
+        conv->norms[i] = cc ? dfm_contact_local_residual(cc->view, view, cc->record_force, cc->residual,
+                                                         cc->node_friction, i)
+                            : dfm_v3_len(dfm_vbd_particle_need(view, i));
+    float worst = 0.0f;
+    double sum = 0.0;
+    for (int32_t i = 0; i < n; ++i) {
+        if (conv->norms[i] > worst) worst = conv->norms[i];
+        sum += conv->norms[i];
+    }
+    conv->max = worst;
+    conv->sum = sum;
+}
+
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads) {
+                         int32_t threads, dfm_cpu_convergence* conv) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -99,6 +123,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets, color_particles);
         dfm_cpu_contacts_finalize(cc, view);
     }
+    if (conv) measure_convergence(view, cc, conv, nt);
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif

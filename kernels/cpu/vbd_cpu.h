@@ -14,14 +14,24 @@
 /// Worker threads the CPU backend uses for `requested` (world_def.cpu_threads; 0 = all).
 int dfm_cpu_thread_count(int32_t requested);
 
+/// The convergence figure of one advance (world_stats.force_residual_*): each dynamic particle's
+/// local force residual at the end of the advance, the norm of the force its balance still needs
+/// less the contact forces it received (N; 0 when converged, and for pinned and kinematic ones).
+typedef struct dfm_cpu_convergence {
+    float* norms; ///< In: scratch, 1 per particle; out: each particle's residual norm, N.
+    float max;    ///< Out: the largest norm, N.
+    double sum;   ///< Out: the norms summed in particle order (thread-count independent), N.
+} dfm_cpu_convergence;
+
 /// Runs one VBD advance on the host arrays of `view`: contact detection and per-particle lists
 /// (when `contacts` is not NULL), predict, `iterations` sweeps (penalty ramp, then per color:
 /// contact gather or scatter and the particle solves), contact finalization, velocity update.
 /// Colors are given in CSR form (color_offsets, color_particles).
 /// `alpha` is the fraction of the host step reached at the end of this advance (kinematic targets).
 /// `threads` > 0 limits OpenMP workers. Bitwise deterministic for any thread count: particles of
-/// one color are independent.
+/// one color are independent. `convergence` (NULL = not measured) is filled at the end.
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count, const int32_t* color_offsets,
-                         const int32_t* color_particles, int32_t iterations, float alpha, int32_t threads);
+                         const int32_t* color_particles, int32_t iterations, float alpha, int32_t threads,
+                         dfm_cpu_convergence* convergence);
 
 #endif

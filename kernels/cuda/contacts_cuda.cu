@@ -234,10 +234,12 @@ __global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, con
 /// Last advance: the largest local force residual (atomicMax on the bits of non-negative floats:
 /// exact and order-free, so deterministic mode stays bitwise reproducible).
 __global__ void local_residual_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
-                                      const float* residual, const float* node_friction, int32_t* residual_bits) {
+                                      const float* residual, const float* node_friction, float* norms,
+                                      int32_t* residual_bits) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= v.particle_count) return;
     float r = dfm_contact_local_residual(&c, &v, record_force, residual, node_friction, i);
+    norms[i] = r;
     if (r > 0.0f) atomicMax(residual_bits, __float_as_int(r));
 }
 
@@ -683,7 +685,8 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
         v, a->vbd, c->record_force, c->node_friction, a->body_extra, a->particle_body, c->node_part);
     if (a->residual_pass)
         local_residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(v, a->vbd, c->record_force, a->residual,
-                                                                               c->node_friction, kinds + 4);
+                                                                               c->node_friction, a->residual_norm,
+                                                                               kinds + 4);
     DFM_CUDA_TRY(cudaGetLastError());
     if (!a->deterministic) {
         wrench_atomic_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, a->vbd.h, c->shape_impulse, full);

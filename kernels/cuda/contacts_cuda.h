@@ -69,7 +69,8 @@ struct dfm_cuda_advance {
     const int32_t* particle_body;   ///< Device.
     float* residual;                ///< Device scratch, 3 per particle.
     float* body_extra;              ///< Device scratch, 3 per body.
-    int residual_pass;              ///< 1: compute the largest local force residual (last advance of a step).
+    int residual_pass;              ///< 1: compute the local force residuals (last advance of a step).
+    float* residual_norm;           ///< Device, 1 per particle: each one's local force residual (residual_pass), N.
     int deterministic;
 };
 

@@ -10,6 +10,7 @@
 ///   12-byte strided per thread; a float4 or split-component layout would coalesce better).
 /// - solve_color_tiled_kernel: see its own review below (16 lanes per particle, two particles per
 ///   warp, tet-only variant).
+#include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,11 @@ struct dfm_cuda_backend {
     cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
     float* backup;             ///< Device: x, v, kin_start at the start of the step (9 floats per particle).
     int32_t* bad_index;        ///< Device: smallest particle left non-finite by the step (0x7f7f7f7f: none).
+    float* residual_norm;      ///< Device: each particle's local force residual at the end of the step, N.
+    float* convergence;        ///< Device, 2: largest residual (bits of a non-negative float; worlds without
+                               ///< contacts) and the residuals' sum, N.
+    void* reduce_temp;         ///< cub::DeviceReduce::Sum scratch over residual_norm.
+    size_t reduce_temp_bytes;
     dfm_step_key graph_key;    ///< Step settings the graph was captured with.
 };
 
@@ -80,6 +86,19 @@ __global__ void nonfinite_kernel(const float* x, const float* v, int32_t n, int3
     bool ok = true;
     for (int a = 0; a < 3; ++a) ok = ok && isfinite(x[3 * i + a]) && isfinite(v[3 * i + a]);
     if (!ok) atomicMin(bad, i);
+}
+
+/// Last advance of a step without contacts: each particle's local force residual, the norm of
+/// the force its balance still needs (dfm_vbd_particle_need), and their max (atomicMax on the
+/// bits of non-negative floats: exact and order-free). The contact pipeline's
+/// local_residual_kernel does the same with contact forces. P2 applies-and-done (one thread per
+/// particle); P1, P3, P4 do not apply.
+__global__ void residual_norm_kernel(dfm_vbd_view v, float* norms, int32_t* max_bits) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= v.particle_count) return;
+    float r = dfm_v3_len(dfm_vbd_particle_need(&v, i));
+    norms[i] = r;
+    if (r > 0.0f) atomicMax(max_bits, __float_as_int(r));
 }
 
 __global__ void predict_kernel(dfm_vbd_view v, float alpha) {
@@ -212,6 +231,9 @@ static void free_model(dfm_cuda_backend* b) {
     b->residual = b->body_extra = NULL;
     b->backup = NULL;
     b->bad_index = NULL;
+    b->residual_norm = b->convergence = NULL;
+    b->reduce_temp = NULL;
+    b->reduce_temp_bytes = 0;
     b->body_count = 0;
     memset(&b->view, 0, sizeof(b->view));
 }
@@ -413,6 +435,22 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     }
     b->backup = (float*)guard[0];
     b->bad_index = (int32_t*)guard[1];
+    /* The convergence figure: per-particle residuals, their max and sum, the reduction's scratch. */
+    size_t temp_bytes = 0;
+    DFM_CUDA_TRY(cub::DeviceReduce::Sum(NULL, temp_bytes, (const float*)NULL, (float*)NULL, n, b->stream));
+    void* conv[3] = {NULL, NULL, NULL};
+    const size_t conv_bytes[3] = {(size_t)n * sizeof(float), 2u * sizeof(float), temp_bytes};
+    for (int k = 0; k < 3; ++k) {
+        r = upload(b, &conv[k], NULL, conv_bytes[k], err, err_size);
+        if (r) {
+            free_model(b);
+            return r;
+        }
+    }
+    b->residual_norm = (float*)conv[0];
+    b->convergence = (float*)conv[1];
+    b->reduce_temp = conv[2];
+    b->reduce_temp_bytes = temp_bytes;
     b->color_count = desc->color_count;
     b->color_offsets = (int32_t*)malloc(((size_t)desc->color_count + 1u) * sizeof(int32_t));
     if (!b->color_offsets) {
@@ -492,6 +530,19 @@ static int launch_predict(dfm_cuda_backend* b, const dfm_vbd_view& v, float alph
     return 0;
 }
 
+/// The step's convergence figure after its last advance's reactions: residual norms (with
+/// contacts, local_residual_kernel already wrote them in finalize) and their sum.
+static int launch_convergence(dfm_cuda_backend* b, const dfm_vbd_view& v, int contacts, char* err, size_t err_size) {
+    const int32_t n = v.particle_count;
+    if (!contacts)
+        residual_norm_kernel<<<(unsigned)((n + DFM_CUDA_BLOCK - 1) / DFM_CUDA_BLOCK), DFM_CUDA_BLOCK, 0, b->stream>>>(
+            v, b->residual_norm, (int32_t*)b->convergence);
+    DFM_CUDA_TRY(cudaGetLastError());
+    size_t bytes = b->reduce_temp_bytes;
+    DFM_CUDA_TRY(cub::DeviceReduce::Sum(b->reduce_temp, bytes, b->residual_norm, b->convergence + 1, n, b->stream));
+    return 0;
+}
+
 static int launch_velocity(dfm_cuda_backend* b, const dfm_vbd_view& v, char* err, size_t err_size) {
     velocity_kernel<<<grid_for(v.particle_count), DFM_CUDA_BLOCK, 0, b->stream>>>(v);
     DFM_CUDA_TRY(cudaGetLastError());
@@ -539,6 +590,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         a.residual = b->residual;
         a.body_extra = b->body_extra;
         a.residual_pass = s == substeps - 1;
+        a.residual_norm = b->residual_norm;
         a.deterministic = d->deterministic;
         int mode = SOLVE_NO_CONTACTS;
         if (contacts) {
@@ -573,6 +625,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                 }
             TIMED(DFM_PHASE_REACTIONS, dfm_cuda_contacts_finalize(c, &a, b->stream, err, err_size));
         }
+        if (a.residual_pass) TIMED(DFM_PHASE_OTHER, launch_convergence(b, a.vbd, contacts, err, err_size));
         TIMED(DFM_PHASE_OTHER, launch_velocity(b, a.vbd, err, err_size));
     }
     DFM_CUDA_TRY(cudaMemcpyAsync((void*)v.kin_start, v.kin_target, 3 * (size_t)n * sizeof(float),
@@ -677,6 +730,7 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + n3, v.v, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + 2 * n3, v.kin_start, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemsetAsync(b->bad_index, 0x7f, sizeof(int32_t), b->stream));
+    DFM_CUDA_TRY(cudaMemsetAsync(b->convergence, 0, 2u * sizeof(float), b->stream));
     b->event_count = 0;
     if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling) {
         free_graph(b);
@@ -716,6 +770,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     int32_t bad = DFM_CUDA_NO_BAD;
     DFM_CUDA_TRY(cudaMemcpyAsync(&bad, b->bad_index, sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
     int32_t max_pen_bits = 0, residual_bits = 0;
+    float convergence[2] = {0.0f, 0.0f};
+    DFM_CUDA_TRY(cudaMemcpyAsync(convergence, b->convergence, sizeof(convergence), cudaMemcpyDeviceToHost, b->stream));
     if (c->shape_count > 0 && out) {
         int r = dfm_cuda_contacts_download(c, d->substeps, out->emitted, out->kind_counts, &max_pen_bits,
                                            &residual_bits, out->shape_impulse, b->stream, err, err_size);
@@ -733,7 +789,9 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     }
     if (out) {
         memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
-        memcpy(&out->residual_max, &residual_bits, sizeof(float));
+        if (c->shape_count > 0) memcpy(&out->residual_max, &residual_bits, sizeof(float));
+        else out->residual_max = convergence[0]; /* the bits of residual_norm_kernel's max */
+        out->residual_sum = convergence[1];
     }
     for (int k = 0; k < DFM_PHASE_COUNT; ++k) b->phase_ms[k] = 0.0f;
     for (int e = 0; b->profiling && e < b->event_count; ++e) {

@@ -43,17 +43,7 @@ DFM_HD float dfm_contact_final_force(const dfm_contact_view* c, const float* d, 
 /// (elements' forces cancel among its particles, and those from pinned neighbours are the pins'
 /// share): momentum-consistent however unconverged the iterate is.
 DFM_HD void dfm_contact_particle_residual(const dfm_vbd_view* v, int32_t i, float* residual) {
-    dfm_v3 need = dfm_v3_zero();
-    if (v->mode[i] == 0) {
-        const float h = v->h;
-        dfm_v3 fel = dfm_v3_zero();
-        dfm_m33 Hel = dfm_m33_zero();
-        dfm_vbd_accumulate_elements(v, i, &fel, &Hel);
-        dfm_v3 d = dfm_v3_load(v->d + 3 * i);
-        need = dfm_v3_sub(dfm_v3_scale(dfm_v3_sub(d, dfm_v3_load(v->y + 3 * i)), v->mass[i] / (h * h)), fel);
-        need = dfm_v3_madd(need, d, v->drag[i] / h);
-    }
-    dfm_v3_store(need, residual + 3 * i);
+    dfm_v3_store(dfm_vbd_particle_need(v, i), residual + 3 * i);
 }
 
 /// The force record node `node` put on its particle at the final iterate: w f of its record

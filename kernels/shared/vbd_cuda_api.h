@@ -92,6 +92,7 @@ typedef struct dfm_cuda_step_results {
     int32_t kind_counts[3];              ///< Particle, edge, face records of the last advance.
     float max_penetration;               ///< Largest penetration at the end of the last advance, m.
     float residual_max;                  ///< Largest local force residual of a dynamic particle after the step, N.
+    float residual_sum;                  ///< Those residuals summed over all particles, N.
 } dfm_cuda_step_results;
 
 /// Host buffer (pinned) for `substeps` advances of shape records, advance-major, that the next

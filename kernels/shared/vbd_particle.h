@@ -169,6 +169,22 @@ DFM_HD int dfm_vbd_solve_particle(const dfm_vbd_view* v, int32_t i, dfm_v3 f_ext
     return dfm_vbd_particle_newton(v, i, f, H);
 }
 
+/// The force particle i's balance still needs at the current iterate, with no contact force:
+/// m/h^2 (d - y) - f_elastic + (c/h) d (N; zero for pinned and kinematic particles). Its norm,
+/// less the contact forces the particle receives, is the local force residual (zero at a
+/// converged step); summed over a body's dynamic particles it is the contact force the body's
+/// motion needs (elements' forces cancel among its particles).
+DFM_HD dfm_v3 dfm_vbd_particle_need(const dfm_vbd_view* v, int32_t i) {
+    if (v->mode[i] != 0) return dfm_v3_zero();
+    const float h = v->h;
+    dfm_v3 fel = dfm_v3_zero();
+    dfm_m33 Hel = dfm_m33_zero();
+    dfm_vbd_accumulate_elements(v, i, &fel, &Hel);
+    dfm_v3 d = dfm_v3_load(v->d + 3 * i);
+    dfm_v3 need = dfm_v3_sub(dfm_v3_scale(dfm_v3_sub(d, dfm_v3_load(v->y + 3 * i)), v->mass[i] / (h * h)), fel);
+    return dfm_v3_madd(need, d, v->drag[i] / h);
+}
+
 /// Velocity update at the end of a substep: v = d / h, the displacement over the substep.
 DFM_HD void dfm_vbd_update_velocity(const dfm_vbd_view* v, int32_t i) {
     dfm_v3 vel = dfm_v3_scale(dfm_v3_load(v->d + 3 * i), 1.0f / v->h);

@@ -205,6 +205,16 @@ typedef struct dfm_world_stats {
     /* ABI 1.4 */
     int64_t nonfinite_steps;  ///< Steps refused with DFM_ERROR_NON_FINITE and rolled back because they left a
                               ///< position or velocity non-finite.
+    /* ABI 1.5 */
+    float force_residual_max; ///< Convergence of the last step (N): the largest local force residual of a dynamic
+                              ///< particle at its end, |inertia + elastic + drag + contact + friction forces|
+                              ///< (0 when the step converged). VBD runs a fixed number of iterations, not to
+                              ///< convergence; compare this with a particle's weight m |g|. -1 before the first
+                              ///< step and under solvers that do not measure it (xpbd).
+    float force_residual_relative; ///< The same summed over the dynamic particles, divided by their summed weight
+                              ///< (|g| = 9.81 m/s^2 when the world has no gravity): 0 converged; 0.1 means the
+                              ///< forces left unbalanced add up to a tenth of the weights. -1 like above.
+                              ///< docs/abi.md tables it against static error for the default counts.
 } dfm_world_stats;
 
 /// Summed GPU kernel time of the last profiled step, split by phase (milliseconds, from CUDA
