@@ -40,39 +40,24 @@ dfm_result dfm_resolve_body(dfm_world* w, dfm_body_id id, dfm_body** out) {
     if (id.world_tag != w->tag)
         return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "body id {%d, gen %u} was issued by another world (tag %u, this is %u)",
                         id.index1, id.generation, id.world_tag, w->tag);
-    int32_t slot = id.index1 > 0 ? id.index1 - 1 : -1; /* INT_MIN - 1 would overflow */
-    if (slot < 0 || slot >= w->slot_count || !w->slots[slot].body || w->slots[slot].generation != id.generation)
+    dfm_id_pool_status st;
+    dfm_body* b = (dfm_body*)dfm_id_pool_resolve(&w->body_pool, id.index1, id.generation, &st);
+    if (!b)
         return dfm_fail(w, DFM_ERROR_STALE_ID, "body id {%d, gen %u} is stale (the body was removed)", id.index1,
                         id.generation);
-    *out = w->slots[slot].body;
+    *out = b;
     return DFM_OK;
 }
 
-/// Puts a finished body into a free slot and issues its id. Takes ownership on success.
+/// Puts a finished body into the lowest free slot and issues its id. Takes ownership on success.
 static dfm_result insert_body(dfm_world* w, dfm_body* b, dfm_body_id* out) {
-    int32_t slot = -1;
-    for (int32_t i = 0; i < w->slot_count; ++i)
-        if (!w->slots[i].body) {
-            slot = i;
-            break;
-        }
-    if (slot < 0) {
-        if (w->slot_count == w->slot_capacity) {
-            int32_t cap = w->slot_capacity ? 2 * w->slot_capacity : 8;
-            dfm_body_slot* s = (dfm_body_slot*)realloc(w->slots, (size_t)cap * sizeof(dfm_body_slot));
-            if (!s) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory growing the body table");
-            memset(s + w->slot_capacity, 0, (size_t)(cap - w->slot_capacity) * sizeof(dfm_body_slot));
-            w->slots = s;
-            w->slot_capacity = cap;
-        }
-        slot = w->slot_count++;
-    }
     b->first_particle = -1;
-    w->slots[slot].body = b;
-    w->body_count++;
+    uint16_t generation = 0;
+    int32_t slot = dfm_id_pool_insert(&w->body_pool, b, &generation);
+    if (slot < 0) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory growing the body table");
     w->dirty = 1;
     out->index1 = slot + 1;
-    out->generation = w->slots[slot].generation;
+    out->generation = generation;
     out->world_tag = w->tag;
     return DFM_OK;
 }
@@ -335,11 +320,7 @@ dfm_result dfm_world_remove_body(dfm_world* w, dfm_body_id id) {
     /* Make sure every other body's state lives in the current arrays before the layout changes. */
     r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
-    int32_t slot = id.index1 - 1;
-    dfm_body_free(b);
-    w->slots[slot].body = NULL;
-    w->slots[slot].generation++;
-    w->body_count--;
+    dfm_body_free((dfm_body*)dfm_id_pool_remove(&w->body_pool, id.index1 - 1));
     w->dirty = 1;
     return DFM_OK;
 }

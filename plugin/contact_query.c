@@ -12,7 +12,7 @@ static dfm_shape_id shape_id_of(const dfm_world* w, int32_t k) {
     int32_t slot = w->contacts.shape_slot[k];
     dfm_shape_id id;
     id.index1 = slot + 1;
-    id.generation = w->shape_slots[slot].generation;
+    id.generation = w->shape_pool.generations[slot];
     id.world_tag = w->tag;
     return id;
 }
@@ -50,8 +50,8 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
     int32_t* slot_of = (int32_t*)malloc(((size_t)m->body_count + 1u) * sizeof(int32_t));
     if (!slot_of) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the contact query");
     for (int32_t b = 0; b < m->body_count; ++b) slot_of[b] = -1;
-    for (int32_t s = 0, b = 0; s < w->slot_count && b < m->body_count; ++s)
-        if (w->slots[s].body && w->slots[s].body->first_particle == m->body_offsets[b]) slot_of[b++] = s;
+    for (int32_t s = 0, b = 0; s < w->body_pool.count && b < m->body_count; ++s)
+        if (dfm_world_body_at(w, s) && dfm_world_body_at(w, s)->first_particle == m->body_offsets[b]) slot_of[b++] = s;
     for (int32_t k = 0; k < n; ++k) {
         dfm_contact_point p;
         memset(&p, 0, sizeof(p));
@@ -60,7 +60,7 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
         p.shape = shape_id_of(w, c->shape[k]);
         if (slot >= 0) { /* always while the model is current (checked above); else the null id */
             p.body.index1 = slot + 1;
-            p.body.generation = w->slots[slot].generation;
+            p.body.generation = w->body_pool.generations[slot];
             p.body.world_tag = w->tag;
         }
         p.kind = c->corners[3 * k + 1] < 0 ? DFM_CONTACT_KIND_PARTICLE
@@ -70,7 +70,7 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
             p.vertices[j] = q >= 0 ? q - m->body_offsets[b] : -1;
             p.weights[j] = c->bary[3 * k + j];
         }
-        const dfm_shape* sh = w->shape_slots[c->shape_slot[c->shape[k]]].shape;
+        const dfm_shape* sh = dfm_world_shape_at(w, c->shape_slot[c->shape[k]]);
         dfm_v3 point = dfm_xform_point(sh->body_last, dfm_v3_load(c->body_point + 3 * k));
         /* penalty and damping act along the normal; friction is the projection's, per dynamic corner */
         dfm_v3 nrm = dfm_v3_load(c->normal + 3 * k), ft = dfm_v3_zero();

@@ -154,7 +154,7 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
     if (!c->dirty) return DFM_OK;
     dfm_contacts_free(c);
     const dfm_model* m = &w->model;
-    int32_t ns = w->shape_count, ne = w->def.environment_count;
+    int32_t ns = w->shape_pool.live, ne = w->def.environment_count;
     dfm_result r = DFM_OK;
     env_shapes es;
     memset(&es, 0, sizeof(es));
@@ -166,10 +166,10 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building contact candidates");
         goto done;
     }
-    for (int32_t i = 0, k = 0; i < w->shape_slot_count; ++i)
-        if (w->shape_slots[i].shape) c->shape_slot[k++] = i;
+    for (int32_t i = 0, k = 0; i < w->shape_pool.count; ++i)
+        if (dfm_world_shape_at(w, i)) c->shape_slot[k++] = i;
     for (int32_t k = 0; k < ns; ++k) {
-        const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        const dfm_shape* s = dfm_world_shape_at(w, c->shape_slot[k]);
         if (s->environment < 0) es.shared[es.shared_count++] = k;
         else es.offsets[s->environment + 1]++;
     }
@@ -182,7 +182,7 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         }
         memcpy(fill, es.offsets, (size_t)ne * sizeof(int32_t));
         for (int32_t k = 0; k < ns; ++k) {
-            const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+            const dfm_shape* s = dfm_world_shape_at(w, c->shape_slot[k]);
             if (s->environment >= 0) es.items[fill[s->environment]++] = k;
         }
         free(fill);

@@ -144,8 +144,8 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     dfm_result sync = dfm_world_sync_host(w); /* the rebuild carries the newest state over */
     if (sync != DFM_OK) return sync;
     int32_t np = 0, nt = 0, ne = 0, ntet = 0;
-    for (int32_t i = 0; i < w->slot_count; ++i) {
-        const dfm_body* b = w->slots[i].body;
+    for (int32_t i = 0; i < w->body_pool.count; ++i) {
+        const dfm_body* b = dfm_world_body_at(w, i);
         if (!b) continue;
         np += b->vertex_count;
         nt += b->triangle_count;
@@ -154,8 +154,8 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     }
     dfm_model m;
     memset(&m, 0, sizeof(m));
-    for (int32_t i = 0; i < w->slot_count; ++i) {
-        const dfm_body* b = w->slots[i].body;
+    for (int32_t i = 0; i < w->body_pool.count; ++i) {
+        const dfm_body* b = dfm_world_body_at(w, i);
         if (!b) continue;
         m.feat_particle_count += b->surf_particle_count;
         m.feat_edge_count += b->surf_edge_count;
@@ -167,13 +167,13 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     m.tri_count = nt;
     m.edge_count = ne;
     m.tet_count = ntet;
-    for (int32_t i = 0; i < w->slot_count; ++i) m.body_count += w->slots[i].body != NULL;
+    for (int32_t i = 0; i < w->body_pool.count; ++i) m.body_count += dfm_world_body_at(w, i) != NULL;
     if (!model_alloc(&m, np, nt, ne, ntet) || !state_alloc(&s, np) ||
         !(m.body_offsets = calloc((size_t)m.body_count + 1u, sizeof(int32_t))))
         goto oom;
     int32_t p0 = 0, t0 = 0, e0 = 0, k0 = 0, fp = 0, fe = 0, ff = 0, nb = 0;
-    for (int32_t i = 0; i < w->slot_count; ++i) {
-        const dfm_body* b = w->slots[i].body;
+    for (int32_t i = 0; i < w->body_pool.count; ++i) {
+        const dfm_body* b = dfm_world_body_at(w, i);
         if (!b) continue;
         place_body(&m, &s, &w->state, b, p0, t0, e0, k0);
         place_features(&m, b, p0, fp, fe, ff);
@@ -193,8 +193,8 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     if (dfm_adjacency_build(&m.adjacency, np, m.tris, nt, m.edges, ne, m.tets, ntet) != 0) goto oom;
     /* Commit: new offsets, free the initial positions that were consumed. */
     p0 = 0;
-    for (int32_t i = 0; i < w->slot_count; ++i) {
-        dfm_body* b = w->slots[i].body;
+    for (int32_t i = 0; i < w->body_pool.count; ++i) {
+        dfm_body* b = dfm_world_body_at(w, i);
         if (!b) continue;
         b->first_particle = p0;
         free(b->initial_positions);

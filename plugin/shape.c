@@ -28,13 +28,12 @@ static dfm_result resolve_shape_entry(dfm_world* w, dfm_shape_id id, int32_t ent
     if (id.world_tag != w->tag)
         return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "%sshape id {%d, gen %u} was issued by another world (tag %u, this is %u)",
                         where, id.index1, id.generation, id.world_tag, w->tag);
-    /* index1 < 0 never names a slot (and INT_MIN - 1 would overflow) */
-    int32_t slot = id.index1 > 0 ? id.index1 - 1 : -1;
-    if (slot < 0 || slot >= w->shape_slot_count || !w->shape_slots[slot].shape ||
-        w->shape_slots[slot].generation != id.generation)
+    dfm_id_pool_status st;
+    dfm_shape* s = (dfm_shape*)dfm_id_pool_resolve(&w->shape_pool, id.index1, id.generation, &st);
+    if (!s)
         return dfm_fail(w, DFM_ERROR_STALE_ID, "%sshape id {%d, gen %u} is stale (the shape was removed)", where,
                         id.index1, id.generation);
-    *out = w->shape_slots[slot].shape;
+    *out = s;
     return DFM_OK;
 }
 
@@ -234,31 +233,15 @@ dfm_result dfm_world_add_shape(dfm_world* w, const dfm_shape_def* def, dfm_shape
     s->body_prev.q = s->body_cur.q = dfm_quat_identity();
     world_aabb(s, s->body_cur, s->aabb_cur);
     memcpy(s->aabb_prev, s->aabb_cur, sizeof(s->aabb_cur));
-    int32_t slot = -1;
-    for (int32_t i = 0; i < w->shape_slot_count; ++i)
-        if (!w->shape_slots[i].shape) {
-            slot = i;
-            break;
-        }
+    uint16_t generation = 0;
+    int32_t slot = dfm_id_pool_insert(&w->shape_pool, s, &generation);
     if (slot < 0) {
-        if (w->shape_slot_count == w->shape_slot_capacity) {
-            int32_t cap = w->shape_slot_capacity ? 2 * w->shape_slot_capacity : 8;
-            dfm_shape_slot* ns = (dfm_shape_slot*)realloc(w->shape_slots, (size_t)cap * sizeof(dfm_shape_slot));
-            if (!ns) {
-                dfm_shape_free(s);
-                return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory growing the shape table");
-            }
-            memset(ns + w->shape_slot_capacity, 0, (size_t)(cap - w->shape_slot_capacity) * sizeof(dfm_shape_slot));
-            w->shape_slots = ns;
-            w->shape_slot_capacity = cap;
-        }
-        slot = w->shape_slot_count++;
+        dfm_shape_free(s);
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory growing the shape table");
     }
-    w->shape_slots[slot].shape = s;
-    w->shape_count++;
     w->contacts.dirty = 1;
     out->index1 = slot + 1;
-    out->generation = w->shape_slots[slot].generation;
+    out->generation = generation;
     out->world_tag = w->tag;
     return DFM_OK;
 }
@@ -269,11 +252,8 @@ dfm_result dfm_world_remove_shape(dfm_world* w, dfm_shape_id id) {
     dfm_shape* s = NULL;
     dfm_result r = resolve_shape(w, id, &s);
     if (r != DFM_OK) return r;
-    dfm_shape_free(s);
+    dfm_shape_free((dfm_shape*)dfm_id_pool_remove(&w->shape_pool, id.index1 - 1));
     dfm_sdf_cache_sweep(&w->sdf_cache); /* a grid no shape uses any more is freed */
-    w->shape_slots[id.index1 - 1].shape = NULL;
-    w->shape_slots[id.index1 - 1].generation++;
-    w->shape_count--;
     w->contacts.dirty = 1;
     return DFM_OK;
 }
@@ -320,7 +300,7 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
         dfm_shape_state st;
         memcpy(&id, (const char*)ids + is * (size_t)i, sizeof(id));
         memcpy(&st, (const char*)states + ss * (size_t)i, sizeof(st));
-        dfm_shape* s = w->shape_slots[id.index1 - 1].shape;
+        dfm_shape* s = dfm_world_shape_at(w, id.index1 - 1);
         dfm_xform body;
         body.t = dfm_v3_load(st.position);
         check_quat(w, st.rotation, "rotation", &body.q);
@@ -379,7 +359,7 @@ dfm_result dfm_world_get_shape_reactions(dfm_world* w, const dfm_shape_id* ids, 
         if (r != DFM_OK) return r;
     }
     for (int32_t i = 0; i < count; ++i) {
-        const dfm_shape* s = w->shape_slots[ids[i].index1 - 1].shape;
+        const dfm_shape* s = dfm_world_shape_at(w, ids[i].index1 - 1);
         memcpy((char*)forces + st * (size_t)i, s->reaction, 3 * sizeof(float));
         if (torques) memcpy((char*)torques + st * (size_t)i, s->reaction + 3, 3 * sizeof(float));
     }

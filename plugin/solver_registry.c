@@ -181,7 +181,7 @@ static dfm_solver_state state_view(dfm_world* w) {
     s.triangles = w->model.tris;
     s.tet_count = w->model.tet_count;
     s.tets = w->model.tets;
-    s.shape_count = w->shape_count;
+    s.shape_count = w->shape_pool.live;
     memcpy(s.gravity, w->def.gravity, sizeof(s.gravity));
     s.substeps = w->def.substeps;
     s.iterations = w->def.iterations;
@@ -238,8 +238,8 @@ dfm_result dfm_solver_world_step(dfm_world* w, float dt) {
     r = ws->table->step(ws->instance, &s, dt, err, sizeof(err));
     if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" step: %s", ws->table->name, err);
     dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
-    for (int32_t i = 0; i < w->shape_slot_count; ++i) {
-        dfm_shape* sh = w->shape_slots[i].shape;
+    for (int32_t i = 0; i < w->shape_pool.count; ++i) {
+        dfm_shape* sh = dfm_world_shape_at(w, i);
         if (!sh) continue;
         memset(sh->reaction, 0, sizeof(sh->reaction));
         sh->body_prev = sh->body_cur;
@@ -376,8 +376,8 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     if (cur->kind == DFM_SOLVER_KIND_VBD) LOST("; restarted: vbd contact penalties and records (rebuilt every advance)");
     if (cur->kind == DFM_SOLVER_KIND_XPBD) LOST("; restarted: xpbd multipliers (per small step)");
     if (cur->table.capabilities & DFM_SOLVER_CAP_WARM_START) LOST("; dropped: %s warm-start data", cur->table.name);
-    if (w->shape_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CONTACTS))
-        LOST("; %s has no contacts: the %d shapes are ignored and report no reactions", name, w->shape_count);
+    if (w->shape_pool.live > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CONTACTS))
+        LOST("; %s has no contacts: the %d shapes are ignored and report no reactions", name, w->shape_pool.live);
     if (!(e->table.capabilities & DFM_SOLVER_CAP_KINEMATIC)) LOST("; %s does not declare pinned/kinematic support", name);
     if (w->model.tet_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_VOLUME))
         LOST("; %s does not simulate tetrahedra (%d ignored)", name, w->model.tet_count);

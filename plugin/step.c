@@ -90,7 +90,7 @@ dfm_contact_view dfm_world_contact_view(dfm_world* w) {
 void dfm_step_fill_shapes(dfm_world* w, float a0, float a1, dfm_shape_rt* out) {
     dfm_contacts* c = &w->contacts;
     for (int32_t k = 0; k < c->shape_count; ++k) {
-        const dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        const dfm_shape* s = dfm_world_shape_at(w, c->shape_slot[k]);
         dfm_shape_rt* r = &out[k];
         r->geom = s->geom;
         r->local = s->local;
@@ -116,7 +116,7 @@ void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, co
     dfm_contacts* c = &w->contacts;
     /* Shapes: reactions averaged over the step; the current state becomes the previous one. */
     for (int32_t k = 0; k < c->shape_count; ++k) {
-        dfm_shape* s = w->shape_slots[c->shape_slot[k]].shape;
+        dfm_shape* s = dfm_world_shape_at(w, c->shape_slot[k]);
         for (int a = 0; a < 6; ++a) s->reaction[a] = impulses ? (float)(impulses[6 * k + a] / dt) : 0.0f;
         s->body_last = s->body_cur;
         s->body_prev = s->body_cur;

@@ -26,15 +26,15 @@ dfm_result dfm_step_guard_save(dfm_world* w) {
     dfm_step_guard* g = &w->guard;
     const size_t n = (size_t)w->model.particle_count * 3u;
     if (!grow((void**)&g->state, &g->state_bytes, 3u * n * sizeof(float) + sizeof(float)) ||
-        !grow((void**)&g->shapes, &g->shapes_bytes, (size_t)w->shape_slot_count * sizeof(saved_shape) + 1u))
+        !grow((void**)&g->shapes, &g->shapes_bytes, (size_t)w->shape_pool.count * sizeof(saved_shape) + 1u))
         return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the step's rollback copy (%zu particles)",
                         n / 3u);
     dfm_copy_floats(g->state, w->state.x, n);
     dfm_copy_floats(g->state + n, w->state.v, n);
     dfm_copy_floats(g->state + 2u * n, w->state.kin_start, n);
     saved_shape* ss = (saved_shape*)g->shapes;
-    for (int32_t i = 0; i < w->shape_slot_count; ++i) {
-        const dfm_shape* s = w->shape_slots[i].shape;
+    for (int32_t i = 0; i < w->shape_pool.count; ++i) {
+        const dfm_shape* s = dfm_world_shape_at(w, i);
         if (!s) continue;
         ss[i].body_prev = s->body_prev;
         ss[i].body_last = s->body_last;
@@ -57,8 +57,8 @@ dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r) {
     dfm_copy_floats(w->state.v, g->state + n, n);
     dfm_copy_floats(w->state.kin_start, g->state + 2u * n, n);
     const saved_shape* ss = (const saved_shape*)g->shapes;
-    for (int32_t i = 0; i < w->shape_slot_count; ++i) {
-        dfm_shape* s = w->shape_slots[i].shape;
+    for (int32_t i = 0; i < w->shape_pool.count; ++i) {
+        dfm_shape* s = dfm_world_shape_at(w, i);
         if (!s) continue;
         s->body_prev = ss[i].body_prev;
         s->body_last = ss[i].body_last;

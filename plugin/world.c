@@ -135,11 +135,11 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
 void dfm_world_destroy(dfm_world* w) {
     if (!w) return;
     dfm_solver_world_release(w);
-    for (int32_t i = 0; i < w->slot_count; ++i)
-        if (w->slots[i].body) dfm_body_free(w->slots[i].body);
-    free(w->slots);
-    for (int32_t i = 0; i < w->shape_slot_count; ++i) dfm_shape_free(w->shape_slots[i].shape);
-    free(w->shape_slots);
+    for (int32_t i = 0; i < w->body_pool.count; ++i)
+        if (dfm_world_body_at(w, i)) dfm_body_free(dfm_world_body_at(w, i));
+    dfm_id_pool_free(&w->body_pool);
+    for (int32_t i = 0; i < w->shape_pool.count; ++i) dfm_shape_free(dfm_world_shape_at(w, i));
+    dfm_id_pool_free(&w->shape_pool);
     dfm_sdf_cache_free(&w->sdf_cache);
     dfm_contacts_free(&w->contacts);
     dfm_model_free(&w->model);
@@ -242,7 +242,7 @@ dfm_result dfm_world_get_stats(dfm_world* w, dfm_world_stats* out) {
     r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
     const dfm_model* m = &w->model;
-    s.body_count = w->body_count;
+    s.body_count = w->body_pool.live;
     s.particle_count = m->particle_count;
     s.triangle_count = m->tri_count;
     s.bending_edge_count = m->edge_count;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coloring.h"
+#include "id_pool.h"
 #include "sdf_cache.h"
 #include "contact_view.h"
 #include "topology.h"
@@ -51,12 +52,6 @@ typedef struct dfm_body {
     int32_t* surf_faces;       ///< 3 per surface triangle (cloth triangles; volume boundary faces, outward).
     int32_t first_particle;    ///< Offset in the world-wide arrays, -1 until placed.
 } dfm_body;
-
-/// A body slot: generational id bookkeeping.
-typedef struct dfm_body_slot {
-    dfm_body* body;            ///< NULL when free.
-    uint16_t generation;       ///< Bumped on every removal.
-} dfm_body_slot;
 
 /// World-wide model: concatenation of all bodies, in slot order. Rebuilt on topology change.
 typedef struct dfm_model {
@@ -128,12 +123,6 @@ typedef struct dfm_shape {
     float reaction[6];         ///< Average reaction force and torque of the last step.
 } dfm_shape;
 
-/// A shape slot (generational ids).
-typedef struct dfm_shape_slot {
-    dfm_shape* shape;          ///< NULL when free.
-    uint16_t generation;
-} dfm_shape_slot;
-
 /// Contact pipeline storage (host arrays for the CPU backend), rebuilt when topology or the set
 /// of shapes changes; anchors restart then.
 typedef struct dfm_contacts {
@@ -178,18 +167,12 @@ typedef struct dfm_step_guard {
 struct dfm_world {
     dfm_world_def def;         ///< Complete def (defaults filled in).
     uint16_t tag;              ///< Unique among live worlds; stamped into ids.
-    dfm_body_slot* slots;
-    int32_t slot_count;
-    int32_t slot_capacity;
-    int32_t body_count;
+    dfm_id_pool body_pool;     ///< Bodies by slot (ids: slot + 1, generation); live = body count.
     int dirty;                 ///< Topology changed: the model must be rebuilt before use.
     dfm_model model;
     dfm_state state;
-    dfm_shape_slot* shape_slots;
+    dfm_id_pool shape_pool;    ///< Shapes by slot, like body_pool; live = shape count.
     dfm_sdf_cache sdf_cache;   ///< Baked mesh grids shared by shapes of equal meshes.
-    int32_t shape_slot_count;
-    int32_t shape_slot_capacity;
-    int32_t shape_count;
     dfm_contacts contacts;
     dfm_cuda_backend* cuda;    ///< Non-NULL when the world runs on the CUDA backend.
     int32_t* step_emitted;     ///< Step scratch: records emitted per substep (step_emitted_cap).
@@ -211,6 +194,14 @@ struct dfm_world {
     char last_error[512];
     struct dfm_world_solver* solver; ///< Provider other than the default vbd (NULL = vbd; plugin/solver_internal.h).
 };
+
+/// The body in `slot` of the world's body pool (NULL when the slot is free).
+static inline dfm_body* dfm_world_body_at(const dfm_world* w, int32_t slot) { return (dfm_body*)w->body_pool.items[slot]; }
+
+/// The shape in `slot` of the world's shape pool (NULL when the slot is free).
+static inline dfm_shape* dfm_world_shape_at(const dfm_world* w, int32_t slot) {
+    return (dfm_shape*)w->shape_pool.items[slot];
+}
 
 /// Sets the last error, logs it and returns `code`. printf-style message.
 dfm_result dfm_fail(dfm_world* world, dfm_result code, const char* fmt, ...)

@@ -8,9 +8,9 @@
 #include "world_internal.h"
 
 static const dfm_shape* find_shape(const dfm_world* w, dfm_shape_id id) {
-    if (!w || id.index1 <= 0 || id.world_tag != w->tag || id.index1 > w->shape_slot_count) return NULL;
-    const dfm_shape_slot* slot = &w->shape_slots[id.index1 - 1];
-    return slot->shape && slot->generation == id.generation ? slot->shape : NULL;
+    if (!w || id.world_tag != w->tag) return NULL;
+    dfm_id_pool_status st;
+    return (const dfm_shape*)dfm_id_pool_resolve(&w->shape_pool, id.index1, id.generation, &st);
 }
 
 int dfm_probe_shape_distance(dfm_world* world, dfm_shape_id shape, const float p_body[3], float* out_distance) {
