@@ -412,6 +412,16 @@ dfm_result dfm_body_set_velocities(dfm_world* w, dfm_body_id id, int32_t first, 
     if (r != DFM_OK) return r;
     int32_t bad = dfm_strided_first_nonfinite(in, stride, count);
     if (bad >= 0) return dfm_fail(w, DFM_ERROR_NON_FINITE, "velocity of vertex %d is not finite", first + bad);
+    const size_t st = stride ? (size_t)stride : 3u * sizeof(float);
+    for (int32_t i = 0; i < count; ++i) {
+        float vel[3];
+        memcpy(vel, (const char*)in + st * (size_t)i, sizeof(vel));
+        for (int k = 0; k < 3; ++k)
+            if (fabsf(vel[k]) > DFM_MAX_SPEED)
+                return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                                "velocity of vertex %d has component %g m/s, beyond DFM_MAX_SPEED (%g m/s)", first + i,
+                                (double)vel[k], (double)DFM_MAX_SPEED);
+    }
     size_t p = (size_t)(b->first_particle + first);
     dfm_strided_load(w->state.v + 3 * p, in, stride, count);
     for (int32_t i = 0; i < count; ++i)

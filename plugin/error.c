@@ -69,6 +69,7 @@ const char* dfm_result_string(dfm_result r) {
     case DFM_ERROR_UNSUPPORTED: return "DFM_ERROR_UNSUPPORTED";
     case DFM_ERROR_INVALID_ENUM: return "DFM_ERROR_INVALID_ENUM";
     case DFM_ERROR_UNKNOWN_SOLVER: return "DFM_ERROR_UNKNOWN_SOLVER";
+    case DFM_ERROR_OUT_OF_BOUNDS: return "DFM_ERROR_OUT_OF_BOUNDS";
     default: return "DFM_RESULT_UNKNOWN";
     }
 }

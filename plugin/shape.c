@@ -285,6 +285,13 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
                 return dfm_fail(w, DFM_ERROR_NON_FINITE, "state %d: position or velocity is not finite", i);
         r = dfm_check_positions(w, f, 0, 1, i, "position of state");
         if (r != DFM_OK) return r;
+        for (int k = 0; k < 3; ++k)
+            if (fabsf(st.linear_velocity[k]) > DFM_MAX_SPEED || fabsf(st.angular_velocity[k]) > DFM_MAX_ANGULAR_SPEED)
+                return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                                "state %d: velocity (%g m/s, %g rad/s on axis %d) beyond DFM_MAX_SPEED (%g m/s) or "
+                                "DFM_MAX_ANGULAR_SPEED (%g rad/s)",
+                                i, (double)st.linear_velocity[k], (double)st.angular_velocity[k], k,
+                                (double)DFM_MAX_SPEED, (double)DFM_MAX_ANGULAR_SPEED);
         dfm_quat q;
         char what[64];
         snprintf(what, sizeof(what), "state %d rotation", i);

@@ -47,11 +47,9 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     out.shape_impulse = impulses;
     out.emitted = emitted;
     int rc = dfm_cuda_backend_step(w->cuda, &d, &out, err, sizeof(err));
-    if (rc == DFM_ERROR_NON_FINITE) { /* the backend rolled its state back: the step did not happen */
-        int bad = -1;
-        if (sscanf(err, "non-finite particle %d", &bad) != 1) bad = -1;
-        return dfm_step_guard_refuse(w, bad);
-    }
+    if (rc == DFM_ERROR_NON_FINITE || rc == DFM_ERROR_OUT_OF_BOUNDS) /* rolled back: the step did not happen */
+        return dfm_step_guard_refuse(w, out.refused_particle,
+                                     out.refused_kind ? DFM_GUARD_OUT_OF_BOUNDS : DFM_GUARD_NON_FINITE);
     if (rc != 0) {
         w->uploaded_generation = -1; /* device state unknown: re-upload from the host copy next time */
         w->uploaded_contacts = -1;

@@ -47,9 +47,11 @@ dfm_result dfm_step_guard_save(dfm_world* w) {
 dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r) {
     if (r != DFM_OK) return r;
     const int32_t np = w->model.particle_count;
-    int32_t bad = -1;
+    int32_t bad = -1, kind = DFM_GUARD_NON_FINITE;
     for (int32_t i = 0; i < 3 * np && bad < 0; ++i)
         if (!isfinite(w->state.x[i]) || !isfinite(w->state.v[i])) bad = i / 3;
+    for (int32_t i = 0; i < 3 * np && bad < 0; ++i)
+        if (fabsf(w->state.x[i]) > DFM_MAX_COORD) bad = i / 3, kind = DFM_GUARD_OUT_OF_BOUNDS;
     if (bad < 0) return DFM_OK;
     dfm_step_guard* g = &w->guard;
     const size_t n = (size_t)np * 3u;
@@ -65,14 +67,23 @@ dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r) {
         memcpy(s->aabb_prev, ss[i].aabb_prev, sizeof(s->aabb_prev));
         memcpy(s->reaction, ss[i].reaction, sizeof(s->reaction));
     }
-    return dfm_step_guard_refuse(w, bad);
+    return dfm_step_guard_refuse(w, bad, kind);
 }
 
-dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad) {
+dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad, int kind) {
     w->contacts.count = 0; /* the failed step's records are gone with it */
     w->nonfinite_steps++;
     const int32_t body = w->model.particle_body && bad >= 0 && bad < w->model.particle_count ? w->model.particle_body[bad] : -1;
     const int32_t vertex = body >= 0 ? bad - w->model.body_offsets[body] : bad;
+    if (kind == DFM_GUARD_OUT_OF_BOUNDS) {
+        dfm_log(w, DFM_LOG_ERROR, "step %lld moved vertex %d of the world's body %d beyond DFM_MAX_COORD; rolled back",
+                (long long)w->step_count, vertex, body);
+        return dfm_fail(w, DFM_ERROR_OUT_OF_BOUNDS,
+                        "the step moved a particle beyond DFM_MAX_COORD (%g m from the origin; vertex %d of the world's "
+                        "body %d, particle %d): the world is as it was before the step (dfm_world_stats.nonfinite_steps "
+                        "counts these); remove or slow the body, or move the scene nearer the origin",
+                        (double)DFM_MAX_COORD, vertex, body, bad);
+    }
     dfm_log(w, DFM_LOG_ERROR, "step %lld produced a non-finite position or velocity (vertex %d of the world's body %d); rolled back",
             (long long)w->step_count, vertex, body);
     return dfm_fail(w, DFM_ERROR_NON_FINITE,

@@ -61,7 +61,8 @@ struct dfm_cuda_backend {
     float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
     cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
     float* backup;             ///< Device: x, v, kin_start at the start of the step (9 floats per particle).
-    int32_t* bad_index;        ///< Device: smallest particle left non-finite by the step (0x7f7f7f7f: none).
+    int32_t* bad_index;        ///< Device, 2: smallest particle left non-finite by the step, smallest left beyond
+                               ///< DFM_MAX_COORD (0x7f7f7f7f: none).
     float* residual_norm;      ///< Device: each particle's local force residual at the end of the step, N.
     float* convergence;        ///< Device, 2: largest residual (bits of a non-negative float; worlds without
                                ///< contacts) and the residuals' sum, N.
@@ -77,15 +78,19 @@ static void free_events(dfm_cuda_backend* b);
 
 // ---- kernels ------------------------------------------------------------------------------------
 
-/// The step's non-finite check (P2 applies-and-done: one thread per particle, an order-free
-/// atomicMin on the index; P1/P3/P4 n/a): the smallest particle whose position or velocity is
-/// not finite, into *bad.
+/// The step's guard check (P2 applies-and-done: one thread per particle, order-free atomicMins
+/// on the index; P1/P3/P4 n/a): the smallest particle whose position or velocity is not finite
+/// into bad[0], the smallest whose position is beyond DFM_MAX_COORD into bad[1].
 __global__ void nonfinite_kernel(const float* x, const float* v, int32_t n, int32_t* bad) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    bool ok = true;
-    for (int a = 0; a < 3; ++a) ok = ok && isfinite(x[3 * i + a]) && isfinite(v[3 * i + a]);
+    bool ok = true, inside = true;
+    for (int a = 0; a < 3; ++a) {
+        ok = ok && isfinite(x[3 * i + a]) && isfinite(v[3 * i + a]);
+        inside = inside && fabsf(x[3 * i + a]) <= DFM_MAX_COORD;
+    }
     if (!ok) atomicMin(bad, i);
+    else if (!inside) atomicMin(bad + 1, i);
 }
 
 /// Last advance of a step without contacts: each particle's local force residual, the norm of
@@ -425,7 +430,7 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     b->body_extra = (float*)dst[3];
     /* The non-finite guard: the step's rollback copy and its flag. */
     void* guard[2] = {NULL, NULL};
-    const size_t guard_bytes[2] = {9u * (size_t)n * sizeof(float), sizeof(int32_t)};
+    const size_t guard_bytes[2] = {9u * (size_t)n * sizeof(float), 2u * sizeof(int32_t)};
     for (int k = 0; k < 2; ++k) {
         r = upload(b, &guard[k], NULL, guard_bytes[k], err, err_size);
         if (r) {
@@ -729,7 +734,7 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup, v.x, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + n3, v.v, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + 2 * n3, v.kin_start, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
-    DFM_CUDA_TRY(cudaMemsetAsync(b->bad_index, 0x7f, sizeof(int32_t), b->stream));
+    DFM_CUDA_TRY(cudaMemsetAsync(b->bad_index, 0x7f, 2u * sizeof(int32_t), b->stream));
     DFM_CUDA_TRY(cudaMemsetAsync(b->convergence, 0, 2u * sizeof(float), b->stream));
     b->event_count = 0;
     if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling) {
@@ -767,8 +772,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     nonfinite_kernel<<<(unsigned)((v.particle_count + 255) / 256), 256, 0, b->stream>>>(v.x, v.v, v.particle_count,
                                                                                          b->bad_index);
     DFM_CUDA_TRY(cudaGetLastError());
-    int32_t bad = DFM_CUDA_NO_BAD;
-    DFM_CUDA_TRY(cudaMemcpyAsync(&bad, b->bad_index, sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
+    int32_t bad[2] = {DFM_CUDA_NO_BAD, DFM_CUDA_NO_BAD};
+    DFM_CUDA_TRY(cudaMemcpyAsync(bad, b->bad_index, sizeof(bad), cudaMemcpyDeviceToHost, b->stream));
     int32_t max_pen_bits = 0, residual_bits = 0;
     float convergence[2] = {0.0f, 0.0f};
     DFM_CUDA_TRY(cudaMemcpyAsync(convergence, b->convergence, sizeof(convergence), cudaMemcpyDeviceToHost, b->stream));
@@ -778,14 +783,19 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         if (r) return r;
     }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
-    if (bad != DFM_CUDA_NO_BAD) { /* roll back: the device state is the step's start again */
+    if (bad[0] != DFM_CUDA_NO_BAD || bad[1] != DFM_CUDA_NO_BAD) { /* roll back: the device state is the step's start again */
         float* xs[3] = {v.x, v.v, (float*)v.kin_start};
         for (int k = 0; k < 3; ++k)
             DFM_CUDA_TRY(cudaMemcpyAsync(xs[k], b->backup + (size_t)k * n3, n3 * sizeof(float), cudaMemcpyDeviceToDevice,
                                          b->stream));
         DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
-        snprintf(err, err_size, "non-finite particle %d", bad);
-        return DFM_ERROR_NON_FINITE;
+        const int bounds = bad[0] == DFM_CUDA_NO_BAD;
+        if (out) {
+            out->refused_particle = bounds ? bad[1] : bad[0];
+            out->refused_kind = bounds;
+        }
+        snprintf(err, err_size, "%s particle %d", bounds ? "out-of-bounds" : "non-finite", bounds ? bad[1] : bad[0]);
+        return bounds ? DFM_ERROR_OUT_OF_BOUNDS : DFM_ERROR_NON_FINITE;
     }
     if (out) {
         memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));

@@ -93,6 +93,9 @@ typedef struct dfm_cuda_step_results {
     float max_penetration;               ///< Largest penetration at the end of the last advance, m.
     float residual_max;                  ///< Largest local force residual of a dynamic particle after the step, N.
     float residual_sum;                  ///< Those residuals summed over all particles, N.
+    int32_t refused_particle;            ///< A refused step (DFM_ERROR_NON_FINITE / OUT_OF_BOUNDS): the smallest
+                                         ///< offending particle index.
+    int32_t refused_kind;                ///< 0: it was non-finite; 1: beyond DFM_MAX_COORD.
 } dfm_cuda_step_results;
 
 /// Host buffer (pinned) for `substeps` advances of shape records, advance-major, that the next

@@ -82,7 +82,7 @@ static void test_result_strings(void) {
                               DFM_ERROR_STRUCT_SIZE, DFM_ERROR_ABI_MISMATCH, DFM_ERROR_INVALID_VALUE,
                               DFM_ERROR_OUT_OF_HOST_MEMORY, DFM_ERROR_CAPACITY, DFM_ERROR_INVALID_STATE,
                               DFM_ERROR_OUT_OF_DEVICE_MEMORY, DFM_ERROR_DEVICE_UNAVAILABLE, DFM_ERROR_UNSUPPORTED,
-                              DFM_ERROR_INVALID_ENUM};
+                              DFM_ERROR_INVALID_ENUM, DFM_ERROR_UNKNOWN_SOLVER, DFM_ERROR_OUT_OF_BOUNDS};
     size_t n = sizeof(all) / sizeof(all[0]);
     for (size_t i = 0; i < n; ++i) {
         CHECK(strcmp(dfm_result_string(all[i]), "DFM_RESULT_UNKNOWN") != 0, "code %d has no name", all[i]);

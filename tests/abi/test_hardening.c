@@ -144,6 +144,17 @@ int main(void) {
         dfm_shape_state st = dfm_test_state(0, 0, -5e6f, NULL);
         expect(w, body, dfm_world_set_shape_states(w, &plane, 0, &st, 0, 1), DFM_ERROR_INVALID_VALUE, "DFM_MAX_COORD",
                "shape position -5e6 m");
+        dfm_shape_state fast = dfm_test_state(0, 0, 0, NULL);
+        fast.linear_velocity[1] = -2.0f * DFM_MAX_SPEED;
+        expect(w, body, dfm_world_set_shape_states(w, &plane, 0, &fast, 0, 1), DFM_ERROR_INVALID_VALUE, "DFM_MAX_SPEED",
+               "shape speed 2e4 m/s");
+        fast.linear_velocity[1] = 0.0f;
+        fast.angular_velocity[2] = 3.0f * DFM_MAX_ANGULAR_SPEED;
+        expect(w, body, dfm_world_set_shape_states(w, &plane, 0, &fast, 0, 1), DFM_ERROR_INVALID_VALUE,
+               "DFM_MAX_ANGULAR_SPEED", "shape spin 3e4 rad/s");
+        const float quick[3] = {0.0f, 1.5f * DFM_MAX_SPEED, 0.0f};
+        expect(w, body, dfm_body_set_velocities(w, body, 2, 1, quick, 0), DFM_ERROR_INVALID_VALUE, "DFM_MAX_SPEED",
+               "vertex speed 1.5e4 m/s");
         dfm_test_grid far_grid = dfm_test_make_grid(4, 4, 0.2f, 0.2f, 2e6f, 0, 0);
         dfm_cloth_def cd = dfm_test_grid_cloth_def(&far_grid);
         dfm_body_id none;

@@ -58,6 +58,7 @@ typedef enum dfm_result {
     DFM_ERROR_UNSUPPORTED = -17,         ///< The feature is not supported by this build/backend.
     DFM_ERROR_INVALID_ENUM = -18,        ///< An enum argument has an unknown value.
     DFM_ERROR_UNKNOWN_SOLVER = -19,      ///< No solver provider has the requested name.
+    DFM_ERROR_OUT_OF_BOUNDS = -20,       ///< (ABI 1.5) A step moved a particle beyond DFM_MAX_COORD; it was rolled back.
     DFM_RESULT_MAX_ENUM = 0x7FFFFFFF
 } dfm_result;
 

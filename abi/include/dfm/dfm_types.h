@@ -87,6 +87,13 @@ enum {
 /// takes: float spacing there is 6 cm already, and a kinematic target of 3e38 m gave an infinite
 /// velocity. Positions beyond it are refused with DFM_ERROR_INVALID_VALUE.
 #define DFM_MAX_COORD 1.0e6f
+/// Largest |component| of a vertex or shape velocity the world takes (m/s; 10 km/s, a substep
+/// of a 60 Hz tick moves 42 m at it). Larger values are refused with DFM_ERROR_INVALID_VALUE; a
+/// step that carries a particle beyond DFM_MAX_COORD anyway is refused with
+/// DFM_ERROR_OUT_OF_BOUNDS and rolled back.
+#define DFM_MAX_SPEED 1.0e4f
+/// Largest |component| of a shape's angular velocity the world takes, rad/s.
+#define DFM_MAX_ANGULAR_SPEED 1.0e4f
 
 /// Default world def (positional aggregate so it is valid C and C++).
 #define DFM_WORLD_DEF_INIT \
