@@ -3,6 +3,7 @@
 /// the device copy is authoritative after a step, the host copy after any host-side change.
 #include <string.h>
 
+#include "error.h"
 #include "step.h"
 #include "world_internal.h"
 

@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body.h"
 #include "def_read.h"
+#include "error.h"
+#include "model.h"
 #include "strided.h"
+#include "topology.h"
 #include "vbd_bending.h"
 #include "vbd_membrane.h"
 #include "vbd_tet.h"

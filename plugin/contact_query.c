@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "world_internal.h"
 
 /// Id of the live shape at contact index k.

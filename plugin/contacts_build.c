@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contacts.h"
+#include "error.h"
 #include "world_internal.h"
 
 #define CALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)

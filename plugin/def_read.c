@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "error.h"
+
 dfm_result dfm_def_read(dfm_world* world, const void* def, size_t full_size, size_t min_size, const char* name,
                         void* inout_defaults) {
     if (!def) return dfm_fail(world, DFM_ERROR_NULL_POINTER, "%s is NULL", name);

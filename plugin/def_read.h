@@ -3,9 +3,8 @@
 #ifndef DFM_DEF_READ_H
 #define DFM_DEF_READ_H
 
+#include <dfm/dfm.h>
 #include <stddef.h>
-
-#include "world_internal.h"
 
 /// Copies the first `struct_size` bytes of `def` (a struct whose first field is uint32_t
 /// struct_size) over `inout_defaults` (the library's full default, `full_size` bytes), so fields

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "error.h"
 #include "world_internal.h"
 
 /// Last error of a failed dfm_world_create on this thread.

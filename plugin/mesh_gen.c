@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "world_internal.h" /* dfm_fail: messages go to dfm_world_last_error(NULL) */
+#include "error.h" /* dfm_fail: messages go to dfm_world_last_error(NULL) */
 
 dfm_result dfm_cloth_grid_counts(int32_t nu, int32_t nv, int32_t* nvert, int32_t* ntri) {
     if (!nvert || !ntri) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_cloth_grid_counts: an output pointer is NULL");

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "def_read.h"
+#include "error.h"
 #include "mesh_sdf.h"
+#include "shape.h"
 #include "strided.h"
 #include "world_internal.h"
 

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "solver_internal.h"
+#include "world_internal.h"
 
 /// Registered (third-party) providers at most.
 #define DFM_SOLVER_EXTERNAL_MAX 16

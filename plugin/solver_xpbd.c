@@ -24,9 +24,11 @@
 #include <string.h>
 
 #include "contacts_cpu.h"
+#include "error.h"
 #include "mat33.h"
 #include "solver_internal.h"
 #include "step.h"
+#include "world_internal.h"
 #include "xpbd_cpu.h"
 
 /// Constraint data of one model generation.

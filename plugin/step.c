@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "vbd_cpu.h"
+#include "world_internal.h"
 
 dfm_vbd_view dfm_world_host_view(dfm_world* w, float h) {
     dfm_model* m = &w->model;

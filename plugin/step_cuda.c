@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "step.h"
 #include "step_guard.h"
+#include "world_internal.h"
 
 dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+#include "world_internal.h"
+
 /// Saved shape bookkeeping (one per live shape slot).
 typedef struct saved_shape {
     dfm_xform body_prev, body_last;

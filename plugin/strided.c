@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "error.h"
+
 static size_t eff_stride(int32_t stride) { return stride == 0 ? 3u * sizeof(float) : (size_t)stride; }
 
 dfm_result dfm_check_range(dfm_world* w, int32_t first, int32_t count, int32_t limit, int32_t stride,

@@ -3,7 +3,8 @@
 #ifndef DFM_STRIDED_H
 #define DFM_STRIDED_H
 
-#include "world_internal.h"
+#include <dfm/dfm.h>
+#include <stdint.h>
 
 /// Checks first >= 0, count >= 1, first + count <= limit and stride (0 or >= 12 bytes, multiple of 4).
 dfm_result dfm_check_range(dfm_world* w, int32_t first, int32_t count, int32_t limit, int32_t stride, const char* what);

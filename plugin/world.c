@@ -7,11 +7,12 @@
 
 #include "def_read.h"
 #include "device_probe.h"
+#include "error.h"
 #include "solver_internal.h"
 #include "step.h"
+#include "step_guard.h"
 #include "strided.h"
 #include "world_internal.h"
-#include "step_guard.h"
 
 #ifndef DFM_VERSION_STRING
 #define DFM_VERSION_STRING "0.0.0"

@@ -1,0 +1,60 @@
+/// @file contacts.h
+/// Private layout of the contact pipeline's storage (live-shape table, candidate lists, record
+/// buffers, statistics), and its building and lifetime (plugin/contacts_build.c).
+#ifndef DFM_PLUGIN_CONTACTS_H
+#define DFM_PLUGIN_CONTACTS_H
+
+#include <dfm/dfm.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contact_view.h"
+
+/// Contact pipeline storage (host arrays for the CPU backend), rebuilt when topology or the set
+/// of shapes changes; anchors restart then.
+typedef struct dfm_contacts {
+    int dirty;                 ///< Shapes or bodies changed: candidates must be rebuilt.
+    int32_t shape_count;       ///< Live shapes, in slot order.
+    int32_t* shape_slot;       ///< Slot of each live shape index.
+    dfm_shape_rt* rt;          ///< Per live shape: runtime data for the advance.
+    int32_t cand_particle_count, cand_edge_count, cand_face_count;
+    int32_t *cand_particle, *cand_edge, *cand_face;
+    int32_t capacity;
+    int32_t count;
+    int32_t *corners, *shape, *candidate;
+    float *bary, *normal, *body_point, *radius, *pen0, *penalty;
+    int32_t *head, *next;
+    float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
+    float* guess_normal;       ///< Initial-guess contact normal per particle (3 each).
+    float* guess_gap;          ///< Initial-guess distance to contact per particle.
+    float* record_force;       ///< Reaction scratch, 3 per record.
+    float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
+    float* residual;           ///< Reaction scratch, 3 per particle.
+    float* body_extra;         ///< Reaction scratch, 3 per body.
+    float* node_friction;      ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
+    dfm_contact_view scratch;  ///< Parallel CPU detection: record arrays for every candidate (only the
+                               ///< record fields; allocated on first use with more than one thread).
+    int64_t generation;        ///< Bumped by every rebuild (the CUDA backend re-uploads then).
+    int64_t dropped_last_step, dropped_total;
+    int32_t last_kind_counts[3];
+    float max_penetration;
+    float residual_max;        ///< Largest local force residual of a dynamic particle after the last step, N.
+    double particle_impulse[3];
+    float particle_force[3];
+} dfm_contacts;
+
+/// Rebuilds features, candidate lists and record buffers if bodies or shapes changed.
+/// The model must be current.
+dfm_result dfm_contacts_ensure(dfm_world* world);
+
+/// Frees the contact pipeline arrays.
+void dfm_contacts_free(dfm_contacts* c);
+
+/// Allocates the nine record arrays of `v` (corners, bary, shape, candidate, normal, body_point,
+/// radius, pen0, penalty) for n records; returns 0 (nothing left allocated) when memory is short.
+int dfm_contact_records_alloc(dfm_contact_view* v, size_t n);
+
+/// Frees the record arrays of `v` and sets them to NULL.
+void dfm_contact_records_free(dfm_contact_view* v);
+
+#endif
