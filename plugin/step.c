@@ -175,6 +175,40 @@ dfm_result dfm_step_scratch(dfm_world* w, int32_t substeps, int32_t shapes, int3
     return DFM_OK;
 }
 
+/// Scratch of the body-level translation solve (DFM_FEATURE_BODY_TRANSLATION): offsets per body
+/// and room for `records` contact records, grown on demand; fills `out`.
+static dfm_result body_solve_scratch(dfm_world* w, int32_t records, dfm_cpu_body_solve* out) {
+    const int32_t nb = w->model.body_count;
+    if (nb + 1 > w->body_record_offsets_cap) {
+        int32_t* o = (int32_t*)realloc(w->body_record_offsets, ((size_t)nb + 1u) * sizeof(int32_t));
+        if (!o) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the body-level solve");
+        w->body_record_offsets = o;
+        w->body_record_offsets_cap = nb + 1;
+    }
+    if (records > w->body_records_cap) {
+        void* p = realloc(w->body_records, (size_t)records * sizeof(dfm_body_record));
+        if (!p)
+            return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the body-level solve (%d records)",
+                            records);
+        w->body_records = p;
+        w->body_records_cap = records;
+    }
+    const int32_t np = w->model.particle_count;
+    if (np > w->particle_slides_cap) {
+        uint8_t* f = (uint8_t*)realloc(w->particle_slides, (size_t)np);
+        if (!f) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the body-level solve");
+        w->particle_slides = f;
+        w->particle_slides_cap = np;
+    }
+    if (np > 0) memset(w->particle_slides, 0, (size_t)np);
+    out->particle_slides = w->particle_slides;
+    out->body_count = nb;
+    out->body_offsets = w->model.body_offsets;
+    out->record_offsets = w->body_record_offsets;
+    out->records = (dfm_body_record*)w->body_records;
+    return DFM_OK;
+}
+
 dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
     if (r != DFM_OK) return r;
@@ -222,12 +256,21 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_cpu_convergence conv;
     memset(&conv, 0, sizeof(conv));
     conv.norms = w->residual_norms;
+    dfm_cpu_body_solve bodies;
+    memset(&bodies, 0, sizeof(bodies));
+    const int body_solve = (w->def.feature_flags & DFM_FEATURE_BODY_TRANSLATION) != 0;
+    if (body_solve) {
+        r = body_solve_scratch(w, use_contacts ? c->capacity : 0, &bodies);
+        if (r != DFM_OK) return r;
+        cview.flags |= DFM_CONTACT_BODY_SOLVE;
+        cview.particle_slides = bodies.particle_slides;
+    }
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
-                            s == substeps - 1 ? &conv : NULL);
+                            s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL);
         emitted[s] = use_contacts ? c->count : 0;
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */

@@ -70,6 +70,12 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
     if (!isfinite(d->contact_penalty_start) || d->contact_penalty_start < 0.0f)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_penalty_start is %g N/m; must be finite and >= 0",
                         (double)d->contact_penalty_start);
+    if (d->feature_flags & ~DFM_FEATURE_KNOWN_FLAGS)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.feature_flags has unknown bits 0x%x",
+                        (unsigned)(d->feature_flags & ~DFM_FEATURE_KNOWN_FLAGS));
+    if ((d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) && d->backend == DFM_BACKEND_CUDA)
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "world_def.feature_flags: DFM_FEATURE_BODY_TRANSLATION runs on the "
+                        "CPU backend only (not yet on CUDA)");
     if (d->disable_flags & ~DFM_DISABLE_KNOWN_FLAGS)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.disable_flags has unknown bits 0x%x",
                         (unsigned)(d->disable_flags & ~DFM_DISABLE_KNOWN_FLAGS));
@@ -107,7 +113,9 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
         free(w);
         return r;
     }
-    if (full.backend == DFM_BACKEND_AUTO) {
+    if (full.backend == DFM_BACKEND_AUTO && (full.feature_flags & DFM_FEATURE_BODY_TRANSLATION))
+        dfm_log(w, DFM_LOG_INFO, "backend AUTO: DFM_FEATURE_BODY_TRANSLATION runs on the CPU only; using the CPU backend");
+    else if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
         if (devices > 0) {
             char err[256] = "";
@@ -148,6 +156,9 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_cuda_backend_destroy(w->cuda);
     free(w->step_emitted);
     free(w->residual_norms);
+    free(w->body_record_offsets);
+    free(w->body_records);
+    free(w->particle_slides);
     free(w->step_impulses);
     free(w->guard.state);
     free(w->guard.shapes);

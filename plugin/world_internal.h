@@ -51,6 +51,11 @@ struct dfm_world {
     float residual_force_max;  ///< Convergence of the last step: largest local force residual, N (-1: not measured).
     double residual_force_sum; ///< The same summed over all particles, N (-1: not measured).
     float* residual_norms;     ///< CPU step scratch: 1 per particle (residual_norms_cap).
+    int32_t* body_record_offsets; ///< CPU step scratch of the body-level solve: body_count + 1.
+    void* body_records;        ///< ... and one dfm_body_record per contact record (body_records_cap).
+    int32_t body_record_offsets_cap, body_records_cap;
+    uint8_t* particle_slides;  ///< ... and one flag per particle (particle_slides_cap).
+    int32_t particle_slides_cap;
     int32_t residual_norms_cap;
     char last_error[512];
     struct dfm_world_solver* solver; ///< Provider other than the default vbd (NULL = vbd; plugin/solver_internal.h).

@@ -12,7 +12,10 @@
 ///   particles by color for contiguous access is left for the CUDA backend (issue 4).
 #include "vbd_cpu.h"
 
+#include <string.h>
+
 #include "contact_reaction.h"
+#include "contact_sheet.h"
 #include "vbd_particle.h"
 
 #if defined(_OPENMP)
@@ -74,9 +77,39 @@ static void measure_convergence(const dfm_vbd_view* view, const dfm_cpu_contacts
     conv->sum = sum;
 }
 
+/// The body-level pass after a sweep: each free body's records gathered at the current iterate
+/// into its range of the scratch (offsets from a serial prefix over the bodies' counts), its
+/// translation solved and applied. Bodies are independent (disjoint particles and records).
+static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_body_solve* bs,
+                             int nt) {
+    (void)nt;
+    const int32_t nb = bs->body_count;
+    const dfm_contact_view* c = cc ? cc->view : NULL;
+    bs->record_offsets[0] = 0;
+    for (int32_t b = 0; b < nb; ++b)
+        bs->record_offsets[b + 1] =
+            bs->record_offsets[b] + (c ? dfm_body_gather_records(c, view->d, bs->body_offsets[b], bs->body_offsets[b + 1], NULL) : 0);
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nb > 1 && view->particle_count >= DFM_CPU_PARALLEL_MIN)
+#endif
+    for (int32_t b = 0; b < nb; ++b) {
+        const int32_t first = bs->body_offsets[b], end = bs->body_offsets[b + 1];
+        if (!dfm_body_is_free(view, first, end)) continue;
+        dfm_body_record* rec = bs->records + bs->record_offsets[b];
+        const int32_t count = c ? dfm_body_gather_records(c, view->d, first, end, rec) : 0;
+        dfm_v3 g0;
+        float M;
+        dfm_body_inertia(view, first, end, &g0, &M);
+        int slides = 0;
+        dfm_v3 dl = dfm_body_translation(rec, count, view->h, g0, M, &slides);
+        memset(bs->particle_slides + first, slides, (size_t)(end - first));
+        dfm_body_apply_translation(view, first, end, dl);
+    }
+}
+
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads, dfm_cpu_convergence* conv) {
+                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -91,6 +124,10 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
             dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
         else
             dfm_cpu_contacts_detect(cc->view, &in);
+        if (cc->view->flags & DFM_CONTACT_BODY_SOLVE) { /* thin-shell normals (contact_sheet.h) */
+            const int32_t na = *cc->view->count < cc->view->capacity ? *cc->view->count : cc->view->capacity;
+            for (int32_t k = 0; k < na; ++k) dfm_contact_sheet_record(cc->view, view, k);
+        }
         dfm_cpu_contacts_build_lists(cc->view, n); /* gather path and reactions */
         dfm_cpu_contacts_guess_normals(cc->view, n, cc->guess_normal, cc->guess_gap, nt);
     }
@@ -118,6 +155,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
                 dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
             solve_color(view, cc, color_particles, begin, end, nt);
         }
+        if (bodies) translate_bodies(view, cc, bodies, nt);
     }
     if (cc) {
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets, color_particles);

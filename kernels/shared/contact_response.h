@@ -13,7 +13,8 @@
 ///   the shape over the advance is cancelled when the friction impulse mu |f_n| h can do it
 ///   (static: no creep at rest), else reduced by that impulse (kinetic). See docs/friction.md.
 ///   With DFM_DISABLE_STATIC_FRICTION the solve uses IPC-style smoothed friction on D instead,
-///   which creeps at rest.
+///   which creeps at rest; with the body-level solve (DFM_CONTACT_BODY_SOLVE) it uses both: the
+///   smoothed friction in the solve and the projection for the bodies that solve left sticking.
 /// Corners receive w_i f and w_i^2 H.
 #ifndef DFM_CONTACT_RESPONSE_H
 #define DFM_CONTACT_RESPONSE_H
@@ -72,7 +73,7 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, f
             f = dfm_v3_madd(f, g.n, -(s->kd / h) * dn);
             H = dfm_m33_add_outer(H, g.n, g.n, s->kd / h);
         }
-        if (s->mu > 0.0f && (c->flags & DFM_DISABLE_STATIC_FRICTION)) {
+        if (s->mu > 0.0f && (c->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE))) {
             dfm_m33 P = dfm_m33_add_outer(dfm_m33_diag(1.0f), g.n, g.n, -1.0f); /* tangent projector */
             float limit = s->mu * fn;
             dfm_v3 u = dfm_v3_madd(D, g.n, -dn);
@@ -148,6 +149,8 @@ DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint
     if (!(W > 0.0f)) return 0;
     dfm_v3 u = dfm_v3_madd(g.D, g.n, -dfm_v3_dot(g.D, g.n));
     float ul = dfm_v3_len(u), reach = s->mu * c->penalty[k] * g.pen * h * h * W;
+    /* The body-level solve decided this record's body slides: its friction is in the solve. */
+    if (c->particle_slides && c->particle_slides[c->corners[3 * k]]) return 0;
     *corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
     *W_out = W;
     return 1;

@@ -28,6 +28,12 @@ typedef struct dfm_shape_rt {
 enum { DFM_CONTACT_PARTICLE = 1, DFM_CONTACT_EDGE = 2, DFM_CONTACT_FACE = 3 };
 
 /// Everything detection and the contact response read and write.
+/// Internal bit of dfm_contact_view.flags (above the DFM_DISABLE_* bits): the world runs the
+/// body-level translation solve (DFM_FEATURE_BODY_TRANSLATION, kernels/shared/body_translation.h),
+/// so friction is in the solve (smoothed, dfm_contact_point_force) at both levels and the
+/// Coulomb projection only cancels the creep of records the solve left sticking.
+#define DFM_CONTACT_BODY_SOLVE (1u << 31)
+
 typedef struct dfm_contact_view {
     /* shapes */
     int32_t shape_count;
@@ -54,6 +60,8 @@ typedef struct dfm_contact_view {
     float* radius;                ///< Contact radius per record (max over corners), m.
     float* pen0;                  ///< Penetration at detection (radius + margin - distance), m.
     float* penalty;               ///< Current penalty stiffness per record, N/m.
+    uint8_t* particle_slides;     ///< Per particle: 1 = the body-level solve found its body sliding, so the
+                                  ///< Coulomb projection leaves its records alone; NULL = none.
     int32_t* cand_record;         ///< Optional, per candidate: slot its record went to (the CUDA
                                   ///< deterministic compaction); NULL on the CPU.
     /* per-particle contact lists (gather path) */

@@ -3,6 +3,8 @@
 /// Usage: dfm_bench [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N]
 ///                  [--iterations N] [--backend cpu|cuda|auto] [--steps N] [--windows N]
 ///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
+///                  [--body-translation]
+/// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
 /// Prints a table on stdout and writes the JSON (default out/bench.json under the current
 /// directory, which it creates; out/ is ignored by git, so a run never overwrites a tracked file). Env-steps/s and wall time
 /// per env step are medians over `windows` timed windows of `steps` steps after `warmup` steps.
@@ -258,6 +260,7 @@ int main(int argc, char** argv) {
         } else if (!strcmp(a, "--attribution")) c.attribution = 1;
         else if (!strcmp(a, "--scaling")) c.scaling = 1;
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
+        else if (!strcmp(a, "--body-translation")) c.base.features |= DFM_FEATURE_BODY_TRANSLATION;
         else goto usage;
     }
     if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 || c.warmup < 0)
@@ -338,7 +341,7 @@ usage:
     fprintf(stderr,
             "usage: %s [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N] [--iterations N]\n"
             "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
-            "          [--attribution] [--scaling] [--quiet]\n",
+            "          [--attribution] [--scaling] [--quiet] [--body-translation]\n",
             argv[0]);
     return 2;
 }

@@ -77,6 +77,7 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     wd.environment_count = o->envs;
     wd.disable_flags = o->flags & ~BENCH_DETERMINISTIC;
     wd.deterministic = (o->flags & BENCH_DETERMINISTIC) != 0;
+    wd.feature_flags = o->features;
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &wd, &out->world);
     if (r != DFM_OK) return r;
     out->envs = o->envs;

@@ -26,6 +26,7 @@ typedef struct bench_options {
     int32_t backend;     ///< dfm_backend.
     int32_t device;      ///< CUDA device index (CUDA backend).
     uint32_t flags;      ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
+    uint32_t features;   ///< dfm_world_def.feature_flags (--body-translation).
 } bench_options;
 
 /// A built workload: the world, its shapes (4 per environment: table, two pads, palm) and bodies.

@@ -46,7 +46,8 @@ static inline int dfm_test_finish(const char* name) {
 
 /// The backend the physics tests run on: the CPU, or with DFM_TEST_BACKEND=cuda the CUDA backend
 /// in deterministic mode, or with DFM_TEST_BACKEND=cuda-default in default mode (the GPU machine
-/// runs the CPU physics tests that way; see tests/gpu/run-on-gpu.sh).
+/// runs the CPU physics tests that way; see tests/gpu/run-on-gpu.sh). DFM_TEST_FEATURES=body
+/// turns on DFM_FEATURE_BODY_TRANSLATION (CTest's *_body variants).
 static inline void dfm_test_pick_backend(dfm_world_def* def) {
     const char* b = getenv("DFM_TEST_BACKEND");
     def->backend = DFM_BACKEND_CPU;
@@ -54,6 +55,8 @@ static inline void dfm_test_pick_backend(dfm_world_def* def) {
         def->backend = DFM_BACKEND_CUDA;
         def->deterministic = strcmp(b, "cuda-default") != 0;
     }
+    const char* f = getenv("DFM_TEST_FEATURES");
+    if (f && strstr(f, "body")) def->feature_flags |= DFM_FEATURE_BODY_TRANSLATION;
 }
 
 /// Whether DFM_TEST_BACKEND asks for the CUDA backend.
