@@ -298,9 +298,6 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     char err[256] = "";
     dfm_cuda_backend* new_cuda = NULL;
     dfm_world_solver* ns = NULL;
-    if (backend == DFM_BACKEND_CUDA && (w->def.feature_flags & DFM_FEATURE_BODY_TRANSLATION))
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "solver %s/cuda: DFM_FEATURE_BODY_TRANSLATION runs on the CPU backend "
-                        "only; the world stays on %s/%s", name, cur->table.name, backend_name(cur_backend));
     if (backend == DFM_BACKEND_CUDA && !w->cuda) {
         int rc = dfm_cuda_backend_create(w->def.device_index, w->def.cuda_stream, &new_cuda, err, sizeof(err));
         if (rc != 0)

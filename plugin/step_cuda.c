@@ -40,6 +40,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     d.iterations = w->def.iterations;
     memcpy(d.gravity, w->def.gravity, sizeof(d.gravity));
     d.disable_flags = w->def.disable_flags;
+    d.feature_flags = w->def.feature_flags;
     d.deterministic = w->def.deterministic;
     d.shapes = shapes;
     d.penalty_beta = w->def.contact_penalty_beta;

@@ -73,9 +73,6 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
     if (d->feature_flags & ~DFM_FEATURE_KNOWN_FLAGS)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.feature_flags has unknown bits 0x%x",
                         (unsigned)(d->feature_flags & ~DFM_FEATURE_KNOWN_FLAGS));
-    if ((d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) && d->backend == DFM_BACKEND_CUDA)
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "world_def.feature_flags: DFM_FEATURE_BODY_TRANSLATION runs on the "
-                        "CPU backend only (not yet on CUDA)");
     if (d->disable_flags & ~DFM_DISABLE_KNOWN_FLAGS)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.disable_flags has unknown bits 0x%x",
                         (unsigned)(d->disable_flags & ~DFM_DISABLE_KNOWN_FLAGS));
@@ -113,9 +110,7 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
         free(w);
         return r;
     }
-    if (full.backend == DFM_BACKEND_AUTO && (full.feature_flags & DFM_FEATURE_BODY_TRANSLATION))
-        dfm_log(w, DFM_LOG_INFO, "backend AUTO: DFM_FEATURE_BODY_TRANSLATION runs on the CPU only; using the CPU backend");
-    else if (full.backend == DFM_BACKEND_AUTO) {
+    if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
         if (devices > 0) {
             char err[256] = "";

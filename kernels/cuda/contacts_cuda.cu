@@ -28,6 +28,7 @@
 
 #include "contact_detect.h"
 #include "contact_reaction.h"
+#include "contact_sheet.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
 
@@ -618,12 +619,25 @@ int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cu
     return 0;
 }
 
+/// Thin-shell normals of the advance's records (kernels/shared/contact_sheet.h; with the
+/// body-level solve): grid-stride over the active records, each writes only its own normal. P2
+/// applies-and-done; P1/P3/P4 n/a.
+__global__ void sheet_kernel(dfm_contact_view c, dfm_vbd_view v, int full) {
+    int32_t active = active_records(c), n = full ? c.capacity : active;
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
+        if (k < active) dfm_contact_sheet_record(&c, &v, k);
+}
+
 int dfm_cuda_contacts_lists(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st, char* err,
                             size_t err_size) {
     const dfm_contact_view& v = a->view;
     const int32_t n = c->particle_count;
     const int full = (v.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
     const unsigned prefix = full ? blocks_for(3 * (int64_t)c->capacity) : (unsigned)c->prefix_blocks;
+    if (v.flags & DFM_CONTACT_BODY_SOLVE) {
+        sheet_kernel<<<full ? blocks_for(c->capacity) : (unsigned)c->prefix_blocks, BLOCK, 0, st>>>(v, a->vbd, full);
+        DFM_CUDA_TRY(cudaGetLastError());
+    }
     if (!a->deterministic) {
         DFM_CUDA_TRY(cudaMemsetAsync(c->head, 0xFF, (size_t)n * sizeof(int32_t), st));
         lists_atomic_kernel<<<prefix, BLOCK, 0, st>>>(v, full);

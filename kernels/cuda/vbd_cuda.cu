@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_translation.h"
 #include "contact_response.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
@@ -28,7 +29,7 @@
 typedef struct dfm_step_key {
     float dt, gravity[3], penalty_beta, penalty_start;
     int32_t substeps, iterations, deterministic;
-    uint32_t disable_flags;
+    uint32_t disable_flags, feature_flags;
 } dfm_step_key;
 
 /// Device mirror: a view whose pointers are device pointers, plus bookkeeping.
@@ -68,6 +69,14 @@ struct dfm_cuda_backend {
                                ///< contacts) and the residuals' sum, N.
     void* reduce_temp;         ///< cub::DeviceReduce::Sum scratch over residual_norm.
     size_t reduce_temp_bytes;
+    /* The body-level translation solve (DFM_FEATURE_BODY_TRANSLATION). */
+    int32_t* body_record_count;     ///< Device, body_count + 1: records per body (index b + 1).
+    int32_t* body_record_offset;    ///< Device, body_count + 1: their inclusive scan (body b's first record at [b]).
+    uint8_t* particle_slides;       ///< Device, 1 per particle.
+    dfm_body_record* body_records;  ///< Device, body_records_cap (grown before a step, outside capture).
+    int32_t body_records_cap;
+    void* body_scan_temp;
+    size_t body_scan_temp_bytes;
     dfm_step_key graph_key;    ///< Step settings the graph was captured with.
 };
 
@@ -237,6 +246,13 @@ static void free_model(dfm_cuda_backend* b) {
     b->backup = NULL;
     b->bad_index = NULL;
     b->residual_norm = b->convergence = NULL;
+    if (b->body_records) cudaFree(b->body_records);
+    b->body_records = NULL;
+    b->body_records_cap = 0;
+    b->body_record_count = b->body_record_offset = NULL;
+    b->particle_slides = NULL;
+    b->body_scan_temp = NULL;
+    b->body_scan_temp_bytes = 0;
     b->reduce_temp = NULL;
     b->reduce_temp_bytes = 0;
     b->body_count = 0;
@@ -456,6 +472,25 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     b->convergence = (float*)conv[1];
     b->reduce_temp = conv[2];
     b->reduce_temp_bytes = temp_bytes;
+    /* The body-level solve's per-body offsets and per-particle flags (records are sized per step). */
+    size_t scan_bytes = 0;
+    DFM_CUDA_TRY(cub::DeviceScan::InclusiveSum(NULL, scan_bytes, (const int32_t*)NULL, (int32_t*)NULL,
+                                               desc->body_count + 1, b->stream));
+    void* bodies[4] = {NULL, NULL, NULL, NULL};
+    const size_t body_bytes[4] = {((size_t)desc->body_count + 1u) * sizeof(int32_t),
+                                  ((size_t)desc->body_count + 1u) * sizeof(int32_t), (size_t)n, scan_bytes};
+    for (int k = 0; k < 4; ++k) {
+        r = upload(b, &bodies[k], NULL, body_bytes[k], err, err_size);
+        if (r) {
+            free_model(b);
+            return r;
+        }
+    }
+    b->body_record_count = (int32_t*)bodies[0];
+    b->body_record_offset = (int32_t*)bodies[1];
+    b->particle_slides = (uint8_t*)bodies[2];
+    b->body_scan_temp = bodies[3];
+    b->body_scan_temp_bytes = scan_bytes;
     b->color_count = desc->color_count;
     b->color_offsets = (int32_t*)malloc(((size_t)desc->color_count + 1u) * sizeof(int32_t));
     if (!b->color_offsets) {
@@ -548,6 +583,63 @@ static int launch_convergence(dfm_cuda_backend* b, const dfm_vbd_view& v, int co
     return 0;
 }
 
+/// Body-level solve, once per advance after the lists (P2 applies-and-done: one thread per body;
+/// P1/P3/P4 n/a): each body's record count at index b + 1 (index 0 is zero).
+__global__ void body_count_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* body_offsets, int32_t nb,
+                                  int contacts, int32_t* counts) {
+    int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b == 0) counts[0] = 0;
+    if (b >= nb) return;
+    counts[b + 1] = contacts ? dfm_body_gather_records(&c, v.d, body_offsets[b], body_offsets[b + 1], NULL) : 0;
+}
+
+/// Body-level solve after each sweep (kernels/shared/body_translation.h; the CPU's
+/// translate_bodies): one thread per free body gathers its records into its range of the
+/// scratch, solves its translation, moves its particles and flags them sliding or not. P1 n/a;
+/// P2 applies-and-done (bodies own disjoint particles and records); P3 applies-and-done (record
+/// offsets scanned once per advance); P4 applies-TODO (one thread walks a body serially: a block
+/// per body would use the GPU better for few large bodies).
+__global__ void body_translate_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* body_offsets, int32_t nb,
+                                      int contacts, const int32_t* offsets, dfm_body_record* records,
+                                      uint8_t* slides) {
+    int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nb) return;
+    const int32_t first = body_offsets[b], end = body_offsets[b + 1];
+    if (!dfm_body_is_free(&v, first, end)) return;
+    dfm_body_record* rec = records + offsets[b];
+    const int32_t count = contacts ? dfm_body_gather_records(&c, v.d, first, end, rec) : 0;
+    dfm_v3 g0;
+    float M;
+    dfm_body_inertia(&v, first, end, &g0, &M);
+    int slide = 0;
+    const dfm_v3 delta = dfm_body_translation(rec, count, v.h, g0, M, &slide);
+    dfm_body_apply_translation(&v, first, end, delta);
+    for (int32_t i = first; i < end; ++i) slides[i] = (uint8_t)slide;
+}
+
+/// Record offsets of the body-level solve for this advance (count kernel and an inclusive scan).
+static int launch_body_offsets(dfm_cuda_backend* b, const dfm_cuda_advance& a, int contacts, char* err, size_t err_size) {
+    const int32_t nb = b->body_count;
+    body_count_kernel<<<(unsigned)((nb + DFM_CUDA_BLOCK) / DFM_CUDA_BLOCK), DFM_CUDA_BLOCK, 0, b->stream>>>(
+        a.view, a.vbd, b->body_offsets, nb, contacts, b->body_record_count);
+    DFM_CUDA_TRY(cudaGetLastError());
+    size_t bytes = b->body_scan_temp_bytes;
+    DFM_CUDA_TRY(cub::DeviceScan::InclusiveSum(b->body_scan_temp, bytes, b->body_record_count, b->body_record_offset,
+                                               nb + 1, b->stream));
+    return 0;
+}
+
+static int launch_body_translate(dfm_cuda_backend* b, const dfm_cuda_advance& a, int contacts, char* err,
+                                 size_t err_size) {
+    const int32_t nb = b->body_count;
+    if (nb == 0) return 0;
+    body_translate_kernel<<<(unsigned)((nb + 63) / 64), 64, 0, b->stream>>>(a.view, a.vbd, b->body_offsets, nb, contacts,
+                                                                           b->body_record_offset, b->body_records,
+                                                                           b->particle_slides);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 static int launch_velocity(dfm_cuda_backend* b, const dfm_vbd_view& v, char* err, size_t err_size) {
     velocity_kernel<<<grid_for(v.particle_count), DFM_CUDA_BLOCK, 0, b->stream>>>(v);
     DFM_CUDA_TRY(cudaGetLastError());
@@ -582,7 +674,9 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     dfm_cuda_contacts* c = &b->contacts;
     const int contacts = c->shape_count > 0;
     const uint32_t flags = d->disable_flags;
+    const int body_solve = (d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) != 0;
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
+    if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
     for (int32_t s = 0; s < substeps; ++s) {
         float alpha = (float)(s + 1) / (float)substeps;
         dfm_cuda_advance a;
@@ -601,6 +695,10 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         if (contacts) {
             a.view = dfm_cuda_contacts_view(c, s, d->penalty_beta, d->penalty_start, flags);
             a.view.particle_mass = v.mass;
+            if (body_solve) {
+                a.view.flags |= DFM_CONTACT_BODY_SOLVE;
+                a.view.particle_slides = b->particle_slides;
+            }
             TIMED(DFM_PHASE_DETECTION, dfm_cuda_contacts_detect(c, &a, b->stream, err, err_size));
             TIMED(DFM_PHASE_LISTS, dfm_cuda_contacts_lists(c, &a, b->stream, err, err_size));
             a.vbd.guess_normal = c->guess_normal;
@@ -608,6 +706,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             mode = (flags & DFM_DISABLE_CONTACT_LISTS) ? SOLVE_SCATTERED : SOLVE_GATHER;
         }
         TIMED(DFM_PHASE_OTHER, launch_predict(b, a.vbd, alpha, err, err_size));
+        if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_offsets(b, a, contacts, err, err_size));
         for (int32_t it = 0; it < d->iterations; ++it) {
             if (contacts && d->penalty_beta > 0.0f)
                 TIMED(DFM_PHASE_DUALS, dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size));
@@ -619,6 +718,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                                                                      b->stream, err, err_size));
                 TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
             }
+            if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_translate(b, a, contacts, err, err_size));
         }
         if (contacts) {
             if (!(flags & DFM_DISABLE_STATIC_FRICTION))
@@ -647,6 +747,7 @@ static dfm_step_key step_key(const dfm_cuda_step_desc* d) {
     k.substeps = d->substeps;
     k.iterations = d->iterations;
     k.disable_flags = d->disable_flags;
+    k.feature_flags = d->feature_flags;
     k.deterministic = d->deterministic;
     k.penalty_beta = d->penalty_beta;
     k.penalty_start = d->penalty_start;
@@ -713,6 +814,16 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     if (c->shape_count > 0 && d->deterministic && !c->deterministic) {
         snprintf(err, err_size, "deterministic step asked of contact buffers uploaded without deterministic mode");
         return DFM_ERROR_INVALID_STATE;
+    }
+    const int32_t records_needed = c->shape_count > 0 ? c->capacity : 1;
+    if ((d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) && records_needed > b->body_records_cap) {
+        /* The body-level solve's record scratch, sized to the contact capacity (never inside a capture). */
+        free_graph(b);
+        if (b->body_records) DFM_CUDA_TRY(cudaFree(b->body_records));
+        b->body_records = NULL;
+        b->body_records_cap = 0;
+        DFM_CUDA_TRY(cudaMalloc((void**)&b->body_records, (size_t)records_needed * sizeof(dfm_body_record)));
+        b->body_records_cap = records_needed;
     }
     if (c->shape_count > 0) {
         int r = reserve_contacts(b, d->substeps, err, err_size);

@@ -76,6 +76,7 @@ typedef struct dfm_cuda_step_desc {
     int32_t substeps, iterations;
     float gravity[3];                    ///< m/s^2.
     uint32_t disable_flags;              ///< DFM_DISABLE_* of the world.
+    uint32_t feature_flags;              ///< DFM_FEATURE_* of the world (body-level translation solve).
     int deterministic;                   ///< 1: bitwise reproducible contact ordering and reductions.
     /* contacts (ignored when no contacts were uploaded) */
     dfm_shape_rt* shapes;                ///< Host: substeps * shape_count records, advance-major (grid

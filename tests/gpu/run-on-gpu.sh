@@ -57,6 +57,11 @@ elif [ -n "$san" ]; then
   step racecheck "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_parity --small
   step memcheck_contacts "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
   step racecheck_contacts "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
+  # The body-level solve's kernels (DFM_FEATURE_BODY_TRANSLATION): free fall, and the pinch scene.
+  DFM_TEST_BACKEND=cuda step memcheck_body "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
+  DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
+  DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step memcheck_body_pinch "$san" --tool memcheck --error-exitcode 1 \
+    build-gpu/tests/physics/test_physics_pinch 4 2
 else
   status+=("sanitizer|MISSING|-")
 fi
@@ -65,6 +70,8 @@ step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
 step gripper_gpu build-gpu/samples/03_gripper_lift --backend auto --every 1000 --out "$out/gripper"
 bench=build-gpu/samples/dfm_bench
 step bench_lift timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --json "$out/bench_lift.json"
+step bench_lift_body timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda \
+  --body-translation --json "$out/bench_lift_body.json"
 if [ "${DFM_ATTRIBUTION:-0}" = 1 ]; then
   step attribution timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --attribution \
     --json "$out/attribution.json"

@@ -59,11 +59,15 @@ typedef struct dfm_world_def {
 typedef enum dfm_feature_flags {
     /// A body-level translation solve after every sweep, with each body's Coulomb friction decided
     /// for the body as a whole, and smoothed friction inside the sweeps (docs/physics.md, issue 13):
-    /// a draped cloth's reactions stay within twice its weight, a stiff body slides on a slope
-    /// within 6-18% of Coulomb and rests 2.4x (not 13x) its analytic compression. Known limits: a
-    /// pinched cloth can be squeezed out of a pad's rim and scenes tuned to today's numerical
-    /// stickiness behave differently; CPU backend only (DFM_ERROR_UNSUPPORTED on CUDA; AUTO picks
-    /// the CPU). About 2x the CPU cost of a step with contacts.
+    /// a draped cloth's shapes read at most 3.3x its weight (bound 23x), a stiff body on a slope
+    /// slides with the friction Coulomb gives (mu_eff within 0.1%) and sticks below it, a pinch
+    /// holds at 1.2 and slips at 0.8 of Coulomb's friction, and a resting soft cube compresses
+    /// 2.4x (not 13x) its analytic figure (CPU, 4 x 10; test_physics_*_body). Known limits: a
+    /// static strip or cube is still over-stretched (a pinned body has no free translation; the
+    /// cube's compression is a deformation mode) and scenes tuned to the default solver's
+    /// numerical stickiness behave differently (a cloth half over a table edge slides off, as
+    /// Coulomb says). Cloth contact normals follow the sheet (kernels/shared/contact_sheet.h).
+    /// CPU and CUDA; costs in docs/perf.md.
     DFM_FEATURE_BODY_TRANSLATION = 1u << 0,
     DFM_FEATURE_KNOWN_FLAGS = (1u << 1) - 1u ///< Every bit above is known; others are refused at creation.
 } dfm_feature_flags;
