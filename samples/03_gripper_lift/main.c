@@ -9,7 +9,8 @@
 /// the hold (or, with --mu 0, unless it fell).
 ///
 /// Usage: 03_gripper_lift [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|cuda|auto]
-///        [--deterministic] [--squeeze MM] [--trace]
+///        [--deterministic] [--squeeze MM] [--trace] [--body-translation]
+/// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (docs/physics.md).
 /// --trace: one line per 0.1 s (and per phase change) with the cloth's centroid, lowest vertex
 /// and the contact counters.
 /// --squeeze: how far each pad presses past the cloth surface, mm (default 1, what this comment
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
     int res = 16, every = 15;
     float mu = 0.8f;
     const char* out = "out/03_gripper_lift";
-    int backend = DFM_BACKEND_AUTO, deterministic = 0, trace = 0;
+    int backend = DFM_BACKEND_AUTO, deterministic = 0, trace = 0, body_translation = 0;
     float squeeze_mm = 1.0f;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
@@ -58,13 +59,14 @@ int main(int argc, char** argv) {
         else if (!strcmp(argv[i], "--squeeze") && i + 1 < argc) squeeze_mm = (float)atof(argv[++i]);
         else if (!strcmp(argv[i], "--deterministic")) deterministic = 1;
         else if (!strcmp(argv[i], "--trace")) trace = 1;
+        else if (!strcmp(argv[i], "--body-translation")) body_translation = 1;
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : !strcmp(argv[i], "cuda") ? DFM_BACKEND_CUDA : DFM_BACKEND_AUTO;
         } else {
             fprintf(stderr,
                     "usage: %s [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|cuda|auto] [--deterministic] "
-                    "[--squeeze MM] [--trace]\n",
+                    "[--squeeze MM] [--trace] [--body-translation]\n",
                     argv[0]);
             return 2;
         }
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
     dfm_world_def wd = dfm_world_def_default();
     wd.backend = backend;
     wd.deterministic = deterministic;
+    if (body_translation) wd.feature_flags |= DFM_FEATURE_BODY_TRANSLATION;
     wd.substeps = 5;
     wd.iterations = 10;
     wd.log_fn = dfm_sample_log;
