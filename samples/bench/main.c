@@ -32,6 +32,9 @@ typedef struct run_result {
     double lift_m;                 ///< How far the gripper had risen at the end, m (0: the lift never began).
     int32_t held_envs;             ///< Environments whose body rose with it (bench_workload_held); -1 unchecked.
     int grasp_failed;              ///< Some environment's body did not rise with the gripper (the run fails).
+    double peak_w[4];              ///< Environment 0: each shape's largest reaction |F| over the run (table, pad -y,
+                                   ///< pad +y, palm), in weights of its body.
+    double peak_pad_vertical_w;    ///< ... the pads' largest vertical (friction-carried) part, in weights.
     int ok;                        ///< Every step succeeded and the timing is valid.
 } run_result;
 
@@ -65,6 +68,19 @@ static void progress(const cli* c, const char* what, int done, int total, double
     if (done == total) fputc('\n', stderr);
 }
 
+/// Tracks environment 0's reactions after a step: each shape's largest |F| and the pads' largest
+/// vertical part (the weight they carry by friction), in weights of the body.
+static void track_reactions(const bench_workload* w, double weight, run_result* res) {
+    float f[12];
+    if (!(weight > 0.0) || dfm_world_get_shape_reactions(w->world, w->shapes, 4, f, NULL, 0) != DFM_OK) return;
+    for (int k = 0; k < 4; ++k) {
+        double m = sqrt((double)f[3 * k] * f[3 * k] + (double)f[3 * k + 1] * f[3 * k + 1] + (double)f[3 * k + 2] * f[3 * k + 2]);
+        if (m / weight > res->peak_w[k]) res->peak_w[k] = m / weight;
+        if ((k == 1 || k == 2) && fabs((double)f[3 * k + 2]) / weight > res->peak_pad_vertical_w)
+            res->peak_pad_vertical_w = fabs((double)f[3 * k + 2]) / weight;
+    }
+}
+
 /// Builds, warms up and times one configuration.
 static run_result run_one(const cli* c, bench_options o) {
     run_result res;
@@ -96,6 +112,8 @@ static run_result run_one(const cli* c, bench_options o) {
     res.elements = w.elements;
     res.colors = w.colors;
     const float dt = 1.0f / 60.0f;
+    dfm_body_info bi = dfm_body_info_init();
+    const double weight = dfm_body_get_info(w.world, w.bodies[0], &bi) == DFM_OK ? (double)bi.total_mass * 9.81 : 0.0;
     double t = 0.0, started = now_s();
     int total = c->warmup + c->windows * c->steps, done = 0;
     char label[64];
@@ -103,6 +121,7 @@ static run_result run_one(const cli* c, bench_options o) {
     for (int s = 0; s < c->warmup; ++s, ++done) {
         t += dt;
         if (bench_workload_drive(&w, t) != DFM_OK || dfm_world_step(w.world, dt) != DFM_OK) goto fail;
+        track_reactions(&w, weight, &res);
         progress(c, label, done + 1, total, started);
     }
     double* per_env_ms = (double*)malloc(sizeof(double) * (size_t)c->windows);
@@ -114,6 +133,7 @@ static run_result run_one(const cli* c, bench_options o) {
                 free(per_env_ms);
                 goto fail;
             }
+            track_reactions(&w, weight, &res); /* a host read of 4 shapes' averages: no device work */
             progress(c, label, done + 1, total, started);
         }
         per_env_ms[win] = (now_s() - t0) * 1e3 / ((double)c->steps * o.envs);
@@ -179,6 +199,9 @@ static void print_row(const run_result* r) {
                p->detection_ms, p->lists_ms, p->duals_ms, p->solve_ms, p->friction_ms, p->reactions_ms, p->other_ms,
                p->total_ms, (double)r->device_memory_bytes / 1048576.0);
     }
+    printf("|   reactions (env 0, peak over the run, body weights): table %.2f, pads %.2f / %.2f (vertical %.2f), "
+           "palm %.2f |\n",
+           r->peak_w[0], r->peak_w[1], r->peak_w[2], r->peak_pad_vertical_w, r->peak_w[3]);
     if (r->held_envs >= 0)
         printf("|   grasp: held in %d of %d environments after a %.3f m lift%s |\n", r->held_envs, r->envs, r->lift_m,
                r->held_envs == r->envs ? "" : " (FAILED: a body did not rise with the gripper)");
@@ -198,11 +221,13 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
             "\"env_steps_per_s\": %.6g, \"wall_ms_per_env_step\": %.6g, \"wall_ms_per_step\": %.6g, "
             "\"contacts_active\": %d, \"contacts_capacity\": %d, \"contacts_dropped\": %lld, "
             "\"device_memory_bytes\": %lld, \"grasp_lift_m\": %.4g, \"grasp_held_envs\": %d, "
+            "\"reaction_peak_w\": [%.4g, %.4g, %.4g, %.4g], \"reaction_peak_pad_vertical_w\": %.4g, "
             "\"phase_ms_per_env_step\": ",
             kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors,
             c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s, r->wall_ms_per_env_step,
             r->wall_ms_per_step, r->contacts_active, r->contacts_capacity, (long long)r->contacts_dropped,
-            (long long)r->device_memory_bytes, r->lift_m, r->held_envs);
+            (long long)r->device_memory_bytes, r->lift_m, r->held_envs, r->peak_w[0], r->peak_w[1], r->peak_w[2],
+            r->peak_w[3], r->peak_pad_vertical_w);
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         double e = r->envs > 0 ? (double)r->envs : 1.0;
