@@ -51,7 +51,7 @@ static double pinch(float mu, double* squeeze, double* weight) {
     const float closed = 0.01f + cd.contact_radius - 0.001f;
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
     static dfm_contact_point cp[4096];
-    double z0 = 0.0, z1 = 0.0, sq = 0.0;
+    double z0 = 0.0, z1 = 0.0, sq = 0.0, lift = 0.0;
     const int release = 30, end = 90;
     for (int s = 0; s < end; ++s) {
         float t = s < 20 ? (float)(s + 1) / 20.0f : 1.0f, y = 0.03f + (closed - 0.03f) * t;
@@ -62,7 +62,11 @@ static double pinch(float mu, double* squeeze, double* weight) {
         if (s >= release) {
             int32_t nc = 0;
             CHECK_OK(w, dfm_world_get_contacts(w, cp, 4096, (int32_t)sizeof(dfm_contact_point), &nc));
-            for (int32_t i = 0; i < nc && i < 4096; ++i) sq += cp[i].normal_force / (2.0 * (end - release));
+            for (int32_t i = 0; i < nc && i < 4096; ++i) {
+                sq += cp[i].normal_force / (2.0 * (end - release));
+                /* the vertical push the records give (the rims' squeeze-out shows here) */
+                lift += cp[i].normal_force * cp[i].normal[2] / (end - release);
+            }
         }
         if (s == release - 1 || s == end - 1) {
             CHECK_OK(w, dfm_body_get_positions(w, body, 0, g.vertex_count, x, 0));
@@ -73,6 +77,8 @@ static double pinch(float mu, double* squeeze, double* weight) {
         }
     }
     *squeeze = sq;
+    printf("  mu %.4f: mean vertical normal force of the pads' records after the release %+.4f N (weight %.4f N)\n", mu,
+           lift, cd.density * 0.04 * 9.81);
     free(x);
     dfm_test_free_grid(&g);
     dfm_world_destroy(w);
