@@ -593,28 +593,164 @@ __global__ void body_count_kernel(dfm_contact_view c, dfm_vbd_view v, const int3
     counts[b + 1] = contacts ? dfm_body_gather_records(&c, v.d, body_offsets[b], body_offsets[b + 1], NULL) : 0;
 }
 
+/// Threads per block of the body-level solve (one block per body).
+#define DFM_BODY_BLOCK 128
+
+/// Sums n_f floats per thread (s_f[j][tid]) and one double (s_e[tid]) over the block with a fixed
+/// tree (deterministic); the results land in element 0. All threads must call it.
+template <int NF>
+__device__ void body_block_sum(double* s_e, float (*s_f)[DFM_BODY_BLOCK]) {
+    __syncthreads();
+    for (int stride = DFM_BODY_BLOCK / 2; stride > 0; stride >>= 1) {
+        if ((int)threadIdx.x < stride) {
+            if (s_e) s_e[threadIdx.x] += s_e[threadIdx.x + stride];
+            for (int j = 0; j < NF; ++j) s_f[j][threadIdx.x] += s_f[j][threadIdx.x + stride];
+        }
+        __syncthreads();
+    }
+}
+
+/// Phi of the body's records at delta with lambda at lag, summed by the block; thread 0 adds the
+/// inertia and gets e, G, A (the shared arrays' element 0 and its outputs). All threads call it.
+__device__ void body_block_phi(const dfm_body_record* rec, int32_t count, float h, dfm_v3 g0, float M, dfm_v3 delta,
+                               dfm_v3 lag, double* s_e, float (*s_f)[DFM_BODY_BLOCK], double* e, dfm_v3* G, dfm_m33* A) {
+    double pe = 0.0;
+    dfm_v3 pg = dfm_v3_zero();
+    dfm_m33 pa = dfm_m33_zero();
+    for (int32_t k = threadIdx.x; k < count; k += DFM_BODY_BLOCK) dfm_body_record_terms(rec + k, h, delta, lag, &pe, &pg, &pa);
+    s_e[threadIdx.x] = pe;
+    s_f[0][threadIdx.x] = pg.x;
+    s_f[1][threadIdx.x] = pg.y;
+    s_f[2][threadIdx.x] = pg.z;
+    for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 3; ++q) s_f[3 + 3 * r + q][threadIdx.x] = pa.m[r][q];
+    body_block_sum<12>(s_e, s_f);
+    if (threadIdx.x == 0) {
+        double te = s_e[0];
+        dfm_v3 tg = dfm_v3_make(s_f[0][0], s_f[1][0], s_f[2][0]);
+        dfm_m33 ta;
+        for (int r = 0; r < 3; ++r)
+            for (int q = 0; q < 3; ++q) ta.m[r][q] = s_f[3 + 3 * r + q][0];
+        dfm_body_inertia_terms(g0, M, delta, &te, &tg, &ta);
+        *e = te;
+        *G = tg;
+        *A = ta;
+    }
+    __syncthreads(); /* the shared arrays are reused by the next call */
+}
+
 /// Body-level solve after each sweep (kernels/shared/body_translation.h; the CPU's
-/// translate_bodies): one thread per free body gathers its records into its range of the
-/// scratch, solves its translation, moves its particles and flags them sliding or not. P1 n/a;
-/// P2 applies-and-done (bodies own disjoint particles and records); P3 applies-and-done (record
-/// offsets scanned once per advance); P4 applies-TODO (one thread walks a body serially: a block
-/// per body would use the GPU better for few large bodies).
-__global__ void body_translate_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* body_offsets, int32_t nb,
-                                      int contacts, const int32_t* offsets, dfm_body_record* records,
-                                      uint8_t* slides) {
-    int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb) return;
+/// translate_bodies with dfm_body_translation): one block per body. The block gathers the body's
+/// records in particle and list order (each thread a contiguous chunk of particles, a block scan
+/// of the chunks' counts), reduces its inertia, and runs the same damped Newton with every Phi
+/// evaluation summed over the records by the block (fixed-tree sums: deterministic); thread 0
+/// takes the 3x3 steps and line-search decisions. P1 n/a; P2 applies-and-done (a block per body,
+/// its threads over records and particles); P3 applies-and-done (record offsets scanned once per
+/// advance); P4 applies-and-done for the records (gathered once per call into a contiguous
+/// range), TODO for the particles (AoS x and d).
+__global__ void __launch_bounds__(DFM_BODY_BLOCK)
+    body_translate_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* body_offsets, int32_t nb, int contacts,
+                          const int32_t* offsets, dfm_body_record* records, uint8_t* slides) {
+    __shared__ double s_e[DFM_BODY_BLOCK];
+    __shared__ float s_f[12][DFM_BODY_BLOCK];
+    __shared__ int32_t s_cnt[DFM_BODY_BLOCK];
+    __shared__ float s_delta[3], s_step[3];
+    __shared__ int32_t s_count, s_go;
+    const int32_t b = blockIdx.x, tid = threadIdx.x;
+    if (b >= nb) return; /* uniform per block */
     const int32_t first = body_offsets[b], end = body_offsets[b + 1];
-    if (!dfm_body_is_free(&v, first, end)) return;
+    int pinned = 0;
+    for (int32_t i = first + tid; i < end; i += DFM_BODY_BLOCK) pinned |= v.mode[i] != 0;
+    if (__syncthreads_or(pinned) || end <= first) return;
+    /* gather: thread tid owns particles [p0, p1) */
+    const int32_t n = end - first, chunk = (n + DFM_BODY_BLOCK - 1) / DFM_BODY_BLOCK;
+    const int32_t p0 = min(first + tid * chunk, end), p1 = min(p0 + chunk, end);
+    int32_t mine = contacts ? dfm_body_gather_records(&c, v.d, p0, p1, NULL) : 0;
+    s_cnt[tid] = mine;
+    __syncthreads();
+    if (tid == 0) {
+        int32_t acc = 0;
+        for (int j = 0; j < DFM_BODY_BLOCK; ++j) {
+            const int32_t t = s_cnt[j];
+            s_cnt[j] = acc;
+            acc += t;
+        }
+        s_count = acc;
+    }
+    __syncthreads();
     dfm_body_record* rec = records + offsets[b];
-    const int32_t count = contacts ? dfm_body_gather_records(&c, v.d, first, end, rec) : 0;
-    dfm_v3 g0;
-    float M;
-    dfm_body_inertia(&v, first, end, &g0, &M);
+    if (contacts && mine > 0) dfm_body_gather_records(&c, v.d, p0, p1, rec + s_cnt[tid]);
+    const int32_t count = s_count;
+    /* inertia: g0 and M */
+    const float h = v.h;
+    dfm_v3 g = dfm_v3_zero();
+    float m = 0.0f;
+    for (int32_t i = first + tid; i < end; i += DFM_BODY_BLOCK) {
+        const float mh = v.mass[i] / (h * h), ch = v.drag[i] / h;
+        const dfm_v3 d = dfm_v3_load(v.d + 3 * i);
+        g = dfm_v3_add(g, dfm_v3_scale(dfm_v3_sub(d, dfm_v3_load(v.y + 3 * i)), mh));
+        g = dfm_v3_madd(g, d, ch);
+        m += mh + ch;
+    }
+    s_f[0][tid] = g.x;
+    s_f[1][tid] = g.y;
+    s_f[2][tid] = g.z;
+    s_f[3][tid] = m;
+    body_block_sum<4>(NULL, s_f);
+    const dfm_v3 g0 = dfm_v3_make(s_f[0][0], s_f[1][0], s_f[2][0]);
+    const float M = s_f[3][0];
+    __syncthreads();
+    /* the solve (dfm_body_translation's steps, thread 0 deciding) */
+    dfm_v3 delta = dfm_v3_zero();
+    if (M > 0.0f && count == 0) delta = dfm_v3_scale(g0, -1.0f / M);
+    if (M > 0.0f && count > 0)
+        for (int outer = 0; outer < DFM_BODY_OUTER; ++outer) {
+            const dfm_v3 lag = delta;
+            for (int it = 0; it < DFM_BODY_NEWTON_MAX; ++it) {
+                double e = 0.0;
+                dfm_v3 G = dfm_v3_zero();
+                dfm_m33 H = dfm_m33_zero();
+                body_block_phi(rec, count, h, g0, M, delta, lag, s_e, s_f, &e, &G, &H);
+                float slope = 0.0f;
+                if (tid == 0) {
+                    dfm_m33 Hinv;
+                    s_go = 0;
+                    if (dfm_m33_inverse(H, 0.0f, &Hinv)) {
+                        const dfm_v3 step = dfm_v3_neg(dfm_m33_mul_v3(Hinv, G));
+                        slope = dfm_v3_dot(G, step);
+                        s_go = slope < 0.0f && dfm_v3_len(step) > DFM_BODY_STEP_TOL;
+                        dfm_v3_store(step, s_step);
+                    }
+                }
+                __syncthreads();
+                if (!s_go) break; /* uniform */
+                const dfm_v3 step = dfm_v3_load(s_step);
+                float a = 1.0f;
+                for (int ls = 0; ls < 12; ++ls) {
+                    double et = 0.0;
+                    dfm_v3 Gt;
+                    dfm_m33 Ht;
+                    body_block_phi(rec, count, h, g0, M, dfm_v3_madd(delta, step, a), lag, s_e, s_f, &et, &Gt, &Ht);
+                    if (tid == 0) s_go = et <= e + 1e-4 * (double)a * (double)slope;
+                    __syncthreads();
+                    const int accept = s_go;
+                    __syncthreads();
+                    if (accept) break; /* uniform */
+                    a *= 0.5f;
+                }
+                delta = dfm_v3_madd(delta, step, a);
+            }
+        }
+    if (!dfm_v3_isfinite(delta)) delta = dfm_v3_zero();
     int slide = 0;
-    const dfm_v3 delta = dfm_body_translation(rec, count, v.h, g0, M, &slide);
-    dfm_body_apply_translation(&v, first, end, delta);
-    for (int32_t i = first; i < end; ++i) slides[i] = (uint8_t)slide;
+    for (int32_t k = tid; k < count; k += DFM_BODY_BLOCK) slide |= dfm_body_record_slides(rec + k, delta);
+    slide = __syncthreads_or(slide);
+    for (int32_t i = first + tid; i < end; i += DFM_BODY_BLOCK) {
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(v.d + 3 * i), delta), v.d + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x + 3 * i), delta), v.x + 3 * i);
+        slides[i] = (uint8_t)slide;
+    }
+    (void)s_delta;
 }
 
 /// Record offsets of the body-level solve for this advance (count kernel and an inclusive scan).
@@ -633,9 +769,9 @@ static int launch_body_translate(dfm_cuda_backend* b, const dfm_cuda_advance& a,
                                  size_t err_size) {
     const int32_t nb = b->body_count;
     if (nb == 0) return 0;
-    body_translate_kernel<<<(unsigned)((nb + 63) / 64), 64, 0, b->stream>>>(a.view, a.vbd, b->body_offsets, nb, contacts,
-                                                                           b->body_record_offset, b->body_records,
-                                                                           b->particle_slides);
+    body_translate_kernel<<<(unsigned)nb, DFM_BODY_BLOCK, 0, b->stream>>>(a.view, a.vbd, b->body_offsets, nb, contacts,
+                                                                         b->body_record_offset, b->body_records,
+                                                                         b->particle_slides);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }

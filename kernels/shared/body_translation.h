@@ -69,81 +69,104 @@ DFM_HD void dfm_body_inertia(const dfm_vbd_view* v, int32_t first, int32_t end, 
     *M = m;
 }
 
-/// Records of the body's particles [first, end) (each once, at its corner-0 node), written to
-/// rec when rec is not NULL; returns their number. Reads the current displacements d.
+/// Record k frozen at the current displacements d.
+DFM_HD dfm_body_record dfm_body_make_record(const dfm_contact_view* c, const float* d, int32_t k) {
+    const dfm_contact_geom g = dfm_contact_geometry(c, d, k);
+    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    dfm_body_record r;
+    r.n = g.n;
+    r.D = g.D;
+    r.pen = g.pen;
+    r.kp = c->penalty[k];
+    r.kd = s->kd;
+    r.mu = s->mu;
+    return r;
+}
+
+/// Records of the particles [first, end) (each once, at its corner-0 node: records belong to one
+/// body), written to rec in particle and list order when rec is not NULL; returns their number.
 DFM_HD int32_t dfm_body_gather_records(const dfm_contact_view* c, const float* d, int32_t first, int32_t end,
                                        dfm_body_record* rec) {
     int32_t n = 0;
     for (int32_t i = first; i < end; ++i)
         for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
             if (node % 3 != 0) continue;
-            if (rec) {
-                const int32_t k = node / 3;
-                const dfm_contact_geom g = dfm_contact_geometry(c, d, k);
-                const dfm_shape_rt* s = &c->shapes[c->shape[k]];
-                dfm_body_record r;
-                r.n = g.n;
-                r.D = g.D;
-                r.pen = g.pen;
-                r.kp = c->penalty[k];
-                r.kd = s->kd;
-                r.mu = s->mu;
-                rec[n] = r;
-            }
+            if (rec) rec[n] = dfm_body_make_record(c, d, node / 3);
             ++n;
         }
     return n;
+}
+
+/// Adds record r's part of Phi at delta (penalty, approach damping and Coulomb friction with
+/// lambda taken at delta_lag) to e, its gradient to G and a positive definite Hessian to A.
+DFM_HD void dfm_body_record_terms(const dfm_body_record* rp, float h, dfm_v3 delta, dfm_v3 lag, double* e, dfm_v3* G,
+                                  dfm_m33* A) {
+    const dfm_body_record r = *rp;
+    const float eps = DFM_BODY_FRICTION_EPS;
+    const float pen = r.pen - dfm_v3_dot(r.n, delta);
+    if (pen > 0.0f) {
+        *e += 0.5 * (double)r.kp * (double)pen * (double)pen;
+        *G = dfm_v3_madd(*G, r.n, -r.kp * pen);
+        *A = dfm_m33_add_outer(*A, r.n, r.n, r.kp);
+    }
+    const dfm_v3 D = dfm_v3_add(r.D, delta);
+    const float dn = dfm_v3_dot(r.n, D);
+    if (pen > 0.0f && dn < 0.0f && r.kd > 0.0f) {
+        *e += 0.5 * (double)(r.kd / h) * (double)dn * (double)dn;
+        *G = dfm_v3_madd(*G, r.n, (r.kd / h) * dn);
+        *A = dfm_m33_add_outer(*A, r.n, r.n, r.kd / h);
+    }
+    const float pl = r.pen - dfm_v3_dot(r.n, lag);
+    if (!(r.mu > 0.0f) || !(pl > 0.0f)) return;
+    /* lambda: the record's whole normal force at delta_lag, penalty and approach damping */
+    const float dl = dfm_v3_dot(r.n, dfm_v3_add(r.D, lag));
+    const float L = r.mu * (r.kp * pl + (dl < 0.0f ? -(r.kd / h) * dl : 0.0f)); /* mu lambda, N */
+    const dfm_v3 u = dfm_v3_madd(D, r.n, -dn);
+    const float ul = dfm_v3_len(u);
+    float f1, f1p, stiff; /* f1(x) = x for x >= eps, -x^3/(3 eps^2) + x^2/eps + eps/3 below */
+    if (ul >= eps) {
+        f1 = ul;
+        f1p = 1.0f;
+        stiff = L / ul;
+    } else {
+        const float x = ul / eps;
+        f1 = eps * (-x * x * x / 3.0f + x * x + 1.0f / 3.0f);
+        f1p = 2.0f * x - x * x;
+        stiff = L * (2.0f - x) / eps;
+    }
+    *e += (double)L * (double)f1;
+    if (ul > 0.0f) *G = dfm_v3_madd(*G, u, L * f1p / ul);
+    const dfm_m33 P = dfm_m33_add_outer(dfm_m33_diag(1.0f), r.n, r.n, -1.0f);
+    *A = dfm_m33_add(*A, dfm_m33_scale(P, stiff));
+}
+
+/// The inertia and drag part of Phi at delta, added to e, G and A.
+DFM_HD void dfm_body_inertia_terms(dfm_v3 g0, float M, dfm_v3 delta, double* e, dfm_v3* G, dfm_m33* A) {
+    *e += (double)dfm_v3_dot(g0, delta) + 0.5 * (double)M * (double)dfm_v3_dot(delta, delta);
+    *G = dfm_v3_add(*G, dfm_v3_madd(g0, delta, M));
+    *A = dfm_m33_add(*A, dfm_m33_diag(M));
 }
 
 /// Phi at delta (up to a constant) with its gradient and a positive definite Hessian, for the
 /// records given, lambda taken at delta_lag.
 DFM_HD double dfm_body_phi(const dfm_body_record* rec, int32_t count, float h, dfm_v3 g0, float M, dfm_v3 delta,
                            dfm_v3 lag, dfm_v3* grad, dfm_m33* H) {
-    double e = (double)dfm_v3_dot(g0, delta) + 0.5 * (double)M * (double)dfm_v3_dot(delta, delta);
-    dfm_v3 G = dfm_v3_madd(g0, delta, M);
-    dfm_m33 A = dfm_m33_diag(M);
-    const float eps = DFM_BODY_FRICTION_EPS;
-    for (int32_t k = 0; k < count; ++k) {
-        const dfm_body_record r = rec[k];
-        const float pen = r.pen - dfm_v3_dot(r.n, delta);
-        if (pen > 0.0f) {
-            e += 0.5 * (double)r.kp * (double)pen * (double)pen;
-            G = dfm_v3_madd(G, r.n, -r.kp * pen);
-            A = dfm_m33_add_outer(A, r.n, r.n, r.kp);
-        }
-        const dfm_v3 D = dfm_v3_add(r.D, delta);
-        const float dn = dfm_v3_dot(r.n, D);
-        if (pen > 0.0f && dn < 0.0f && r.kd > 0.0f) {
-            e += 0.5 * (double)(r.kd / h) * (double)dn * (double)dn;
-            G = dfm_v3_madd(G, r.n, (r.kd / h) * dn);
-            A = dfm_m33_add_outer(A, r.n, r.n, r.kd / h);
-        }
-        const float pl = r.pen - dfm_v3_dot(r.n, lag);
-        if (!(r.mu > 0.0f) || !(pl > 0.0f)) continue;
-        /* lambda: the record's whole normal force at delta_lag, penalty and approach damping */
-        const float dl = dfm_v3_dot(r.n, dfm_v3_add(r.D, lag));
-        const float L = r.mu * (r.kp * pl + (dl < 0.0f ? -(r.kd / h) * dl : 0.0f)); /* mu lambda, N */
-        const dfm_v3 u = dfm_v3_madd(D, r.n, -dn);
-        const float ul = dfm_v3_len(u);
-        float f1, f1p, stiff; /* f1(x) = x for x >= eps, -x^3/(3 eps^2) + x^2/eps + eps/3 below */
-        if (ul >= eps) {
-            f1 = ul;
-            f1p = 1.0f;
-            stiff = L / ul;
-        } else {
-            const float x = ul / eps;
-            f1 = eps * (-x * x * x / 3.0f + x * x + 1.0f / 3.0f);
-            f1p = 2.0f * x - x * x;
-            stiff = L * (2.0f - x) / eps;
-        }
-        e += (double)L * (double)f1;
-        if (ul > 0.0f) G = dfm_v3_madd(G, u, L * f1p / ul);
-        const dfm_m33 P = dfm_m33_add_outer(dfm_m33_diag(1.0f), r.n, r.n, -1.0f);
-        A = dfm_m33_add(A, dfm_m33_scale(P, stiff));
-    }
+    double e = 0.0;
+    dfm_v3 G = dfm_v3_zero();
+    dfm_m33 A = dfm_m33_zero();
+    dfm_body_inertia_terms(g0, M, delta, &e, &G, &A);
+    for (int32_t k = 0; k < count; ++k) dfm_body_record_terms(rec + k, h, delta, lag, &e, &G, &A);
     *grad = G;
     *H = A;
     return e;
+}
+
+/// 1 when record r, with friction and in contact at delta, slips more than 2 DFM_BODY_FRICTION_EPS.
+DFM_HD int dfm_body_record_slides(const dfm_body_record* rp, dfm_v3 delta) {
+    const dfm_body_record r = *rp;
+    if (!(r.mu > 0.0f) || !(r.pen - dfm_v3_dot(r.n, delta) > 0.0f)) return 0;
+    const dfm_v3 D = dfm_v3_add(r.D, delta);
+    return dfm_v3_len(dfm_v3_madd(D, r.n, -dfm_v3_dot(r.n, D))) > 2.0f * DFM_BODY_FRICTION_EPS;
 }
 
 /// The translation minimising Phi for the records given (m): DFM_BODY_OUTER lambda passes of
@@ -177,12 +200,7 @@ DFM_HD dfm_v3 dfm_body_translation(const dfm_body_record* rec, int32_t count, fl
         }
     }
     if (!dfm_v3_isfinite(delta)) return dfm_v3_zero();
-    for (int32_t k = 0; k < count && !*slides; ++k) {
-        const dfm_body_record r = rec[k];
-        if (!(r.mu > 0.0f) || !(r.pen - dfm_v3_dot(r.n, delta) > 0.0f)) continue;
-        const dfm_v3 D = dfm_v3_add(r.D, delta);
-        *slides = dfm_v3_len(dfm_v3_madd(D, r.n, -dfm_v3_dot(r.n, D))) > 2.0f * DFM_BODY_FRICTION_EPS;
-    }
+    for (int32_t k = 0; k < count && !*slides; ++k) *slides = dfm_body_record_slides(rec + k, delta);
     return delta;
 }
 
