@@ -42,8 +42,9 @@ void dfm_body_free(dfm_body* b) {
 dfm_result dfm_resolve_body(dfm_world* w, dfm_body_id id, dfm_body** out) {
     if (id.index1 == 0) return dfm_fail(w, DFM_ERROR_STALE_ID, "body id is null");
     if (id.world_tag != w->tag)
-        return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "body id {%d, gen %u} was issued by another world (tag %u, this is %u)",
-                        id.index1, id.generation, id.world_tag, w->tag);
+        return dfm_fail(w, DFM_ERROR_FOREIGN_ID,
+                        "body id {%d, gen %u} was issued by another world (tag %u, this is %u)", id.index1,
+                        id.generation, id.world_tag, w->tag);
     dfm_id_pool_status st;
     dfm_body* b = (dfm_body*)dfm_id_pool_resolve(&w->body_pool, id.index1, id.generation, &st);
     if (!b)
@@ -68,14 +69,16 @@ static dfm_result insert_body(dfm_world* w, dfm_body* b, dfm_body_id* out) {
 
 /// Checks the parts every mesh def shares: pointers, counts, stride, environment, finiteness.
 static dfm_result check_mesh_common(dfm_world* w, const char* what, int32_t env, const float* pos, int32_t stride,
-                                    int32_t nv, int32_t min_v, const int32_t* elems, int32_t ne, const char* elem_name) {
+                                    int32_t nv, int32_t min_v, const int32_t* elems, int32_t ne,
+                                    const char* elem_name) {
     if (!pos) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "%s.positions is NULL", what);
     if (!elems) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "%s.%s is NULL", what, elem_name);
-    if (nv < min_v) return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "%s.vertex_count is %d; must be >= %d", what, nv, min_v);
+    if (nv < min_v)
+        return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "%s.vertex_count is %d; must be >= %d", what, nv, min_v);
     if (ne < 1) return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "%s.%s count is %d; must be >= 1", what, elem_name, ne);
     if (stride != 0 && (stride < 12 || stride % 4 != 0))
-        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "%s.position_stride is %d; must be 0 or a multiple of 4 >= 12", what,
-                        stride);
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "%s.position_stride is %d; must be 0 or a multiple of 4 >= 12",
+                        what, stride);
     if (env < -1 || env >= w->def.environment_count)
         return dfm_fail(w, DFM_ERROR_INDEX_OUT_OF_RANGE, "%s.environment is %d; must be -1..%d", what, env,
                         w->def.environment_count - 1);
@@ -85,7 +88,8 @@ static dfm_result check_mesh_common(dfm_world* w, const char* what, int32_t env,
 }
 
 /// Checks element indices: in range and pairwise distinct.
-static dfm_result check_indices(dfm_world* w, const char* elem, const int32_t* idx, int32_t n, int corners, int32_t nv) {
+static dfm_result check_indices(dfm_world* w, const char* elem, const int32_t* idx, int32_t n, int corners,
+                                int32_t nv) {
     for (int32_t e = 0; e < n; ++e)
         for (int k = 0; k < corners; ++k) {
             int32_t v = idx[(size_t)corners * (size_t)e + (size_t)k];
@@ -111,7 +115,8 @@ static dfm_result fill_masses(dfm_world* w, dfm_body* b, const char* what, const
                               const int32_t* elems, const float* measure, int32_t n, int corners) {
     if (given) {
         for (int32_t i = 0; i < b->vertex_count; ++i) {
-            if (!isfinite(given[i])) return dfm_fail(w, DFM_ERROR_NON_FINITE, "%s vertex %d mass is not finite", what, i);
+            if (!isfinite(given[i]))
+                return dfm_fail(w, DFM_ERROR_NON_FINITE, "%s vertex %d mass is not finite", what, i);
             if (given[i] <= 0.0f)
                 return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "%s vertex %d mass is %g kg; must be > 0", what, i,
                                 (double)given[i]);
@@ -124,11 +129,13 @@ static dfm_result fill_masses(dfm_world* w, dfm_body* b, const char* what, const
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "%s.density is %g; must be > 0 when vertex_masses is NULL", what,
                         (double)density);
     for (int32_t e = 0; e < n; ++e)
-        for (int k = 0; k < corners; ++k) b->mass[elems[(size_t)corners * (size_t)e + (size_t)k]] += density * measure[e] / (float)corners;
+        for (int k = 0; k < corners; ++k)
+            b->mass[elems[(size_t)corners * (size_t)e + (size_t)k]] += density * measure[e] / (float)corners;
     for (int32_t i = 0; i < b->vertex_count; ++i)
         if (!(b->mass[i] > 0.0f))
             return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
-                            "%s vertex %d belongs to no element and so has no mass; remove it or pass vertex_masses", what, i);
+                            "%s vertex %d belongs to no element and so has no mass; remove it or pass vertex_masses",
+                            what, i);
     return DFM_OK;
 }
 
@@ -199,11 +206,12 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
             const float spacing = far * FLT_EPSILON;
             dfm_body_free(b);
             if (spacing >= 0.01f * longest && far > 1.0f)
-                return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT,
-                                "triangle %d (vertices %d, %d, %d) has zero area in float: its vertices lie %g m from the "
-                                "origin, where float spacing is %g m against its longest edge of %g m; model the body "
-                                "near the origin and move it with the host's frame",
-                                t, c0, c1, c2, (double)far, (double)spacing, (double)longest);
+                return dfm_fail(
+                    w, DFM_ERROR_DEGENERATE_ELEMENT,
+                    "triangle %d (vertices %d, %d, %d) has zero area in float: its vertices lie %g m from the "
+                    "origin, where float spacing is %g m against its longest edge of %g m; model the body "
+                    "near the origin and move it with the host's frame",
+                    t, c0, c1, c2, (double)far, (double)spacing, (double)longest);
             return dfm_fail(w, DFM_ERROR_DEGENERATE_ELEMENT, "triangle %d has zero area (vertices %d, %d, %d)", t, c0,
                             c1, c2);
         }
@@ -222,7 +230,8 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
     if (dfm_topology_bending_edges(b->triangles, b->triangle_count, &b->edges, &b->edge_count, &nonmanifold) != 0)
         return oom(w, b, what);
     if (nonmanifold > 0)
-        dfm_log(w, DFM_LOG_WARNING, "cloth has %d non-manifold edges (3+ triangles); they carry no bending", nonmanifold);
+        dfm_log(w, DFM_LOG_WARNING, "cloth has %d non-manifold edges (3+ triangles); they carry no bending",
+                nonmanifold);
     if (!BODY_ALLOC(b->edge_rest_angle, b->edge_count) || !BODY_ALLOC(b->edge_rest_length, b->edge_count))
         return oom(w, b, what);
     for (int32_t e = 0; e < b->edge_count; ++e) {
@@ -252,8 +261,8 @@ dfm_result dfm_world_add_volume(dfm_world* w, const dfm_volume_def* def, dfm_bod
     dfm_clear_error(w);
     if (!out) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "out_body is NULL");
     dfm_volume_def d = dfm_volume_def_default();
-    dfm_result r = dfm_def_read(w, def, sizeof(d), offsetof(dfm_volume_def, tet_count) + sizeof(int32_t),
-                                "volume_def", &d);
+    dfm_result r = dfm_def_read(w, def, sizeof(d), offsetof(dfm_volume_def, tet_count) + sizeof(int32_t), "volume_def",
+                                &d);
     if (r != DFM_OK) return r;
     const char* what = "volume";
     r = check_mesh_common(w, what, d.environment, d.positions, d.position_stride, d.vertex_count, 4, d.tets,
@@ -429,7 +438,8 @@ dfm_result dfm_body_set_velocities(dfm_world* w, dfm_body_id id, int32_t first, 
     size_t p = (size_t)(b->first_particle + first);
     dfm_strided_load(w->state.v + 3 * p, in, stride, count);
     for (int32_t i = 0; i < count; ++i)
-        if (w->state.mode[p + (size_t)i] == DFM_VERTEX_PINNED) memset(w->state.v + 3 * (p + (size_t)i), 0, 3 * sizeof(float));
+        if (w->state.mode[p + (size_t)i] == DFM_VERTEX_PINNED)
+            memset(w->state.v + 3 * (p + (size_t)i), 0, 3 * sizeof(float));
     w->host_dirty = 1;
     return DFM_OK;
 }

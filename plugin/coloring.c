@@ -170,13 +170,14 @@ int dfm_coloring_compute(dfm_coloring* out, int32_t n, const int32_t* tris, int3
 static int element_conflicts(const int32_t* color, const int32_t* corners, int n) {
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j)
-            if (corners[i] >= 0 && corners[j] >= 0 && corners[i] != corners[j] && color[corners[i]] == color[corners[j]])
+            if (corners[i] >= 0 && corners[j] >= 0 && corners[i] != corners[j] &&
+                color[corners[i]] == color[corners[j]])
                 return 1;
     return 0;
 }
 
-int32_t dfm_coloring_first_conflict(const dfm_coloring* c, const int32_t* tris, int32_t tri_count,
-                                    const int32_t* edges, int32_t edge_count, const int32_t* tets, int32_t tet_count) {
+int32_t dfm_coloring_first_conflict(const dfm_coloring* c, const int32_t* tris, int32_t tri_count, const int32_t* edges,
+                                    int32_t edge_count, const int32_t* tets, int32_t tet_count) {
     for (int32_t t = 0; t < tri_count; ++t)
         if (element_conflicts(c->color, tris + 3 * (size_t)t, 3)) return t;
     for (int32_t e = 0; e < edge_count; ++e)

@@ -41,9 +41,8 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
     if (n <= 0) return DFM_OK;
     if (w->cuda) {
         char err[256];
-        int rc = dfm_cuda_backend_download_contacts(w->cuda, n, c->corners, c->bary, c->shape, c->normal,
-                                                    c->body_point, c->record_force, c->node_friction, err,
-                                                    sizeof(err));
+        int rc = dfm_cuda_backend_download_contacts(w->cuda, n, c->corners, c->bary, c->shape, c->normal, c->body_point,
+                                                    c->record_force, c->node_friction, err, sizeof(err));
         if (rc != 0) return dfm_fail(w, (dfm_result)rc, "contact query: %s", err);
     }
     const dfm_model* m = &w->model;
@@ -64,8 +63,9 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
             p.body.generation = w->body_pool.generations[slot];
             p.body.world_tag = w->tag;
         }
-        p.kind = c->corners[3 * k + 1] < 0 ? DFM_CONTACT_KIND_PARTICLE
-                 : c->corners[3 * k + 2] < 0 ? DFM_CONTACT_KIND_EDGE : DFM_CONTACT_KIND_FACE;
+        p.kind = c->corners[3 * k + 1] < 0   ? DFM_CONTACT_KIND_PARTICLE
+                 : c->corners[3 * k + 2] < 0 ? DFM_CONTACT_KIND_EDGE
+                                             : DFM_CONTACT_KIND_FACE;
         for (int j = 0; j < 3; ++j) {
             const int32_t q = c->corners[3 * k + j];
             p.vertices[j] = q >= 0 ? q - m->body_offsets[b] : -1;

@@ -13,10 +13,10 @@
 /// Contact pipeline storage (host arrays for the CPU backend), rebuilt when topology or the set
 /// of shapes changes; anchors restart then.
 typedef struct dfm_contacts {
-    int dirty;                 ///< Shapes or bodies changed: candidates must be rebuilt.
-    int32_t shape_count;       ///< Live shapes, in slot order.
-    int32_t* shape_slot;       ///< Slot of each live shape index.
-    dfm_shape_rt* rt;          ///< Per live shape: runtime data for the advance.
+    int dirty;           ///< Shapes or bodies changed: candidates must be rebuilt.
+    int32_t shape_count; ///< Live shapes, in slot order.
+    int32_t* shape_slot; ///< Slot of each live shape index.
+    dfm_shape_rt* rt;    ///< Per live shape: runtime data for the advance.
     int32_t cand_particle_count, cand_edge_count, cand_face_count;
     int32_t *cand_particle, *cand_edge, *cand_face;
     int32_t capacity;
@@ -24,21 +24,21 @@ typedef struct dfm_contacts {
     int32_t *corners, *shape, *candidate;
     float *bary, *normal, *body_point, *radius, *pen0, *penalty;
     int32_t *head, *next;
-    float *acc_f, *acc_H;      ///< Scatter path accumulators (3 and 9 per particle).
-    float* guess_normal;       ///< Initial-guess contact normal per particle (3 each).
-    float* guess_gap;          ///< Initial-guess distance to contact per particle.
-    float* record_force;       ///< Reaction scratch, 3 per record.
-    float* node_part;          ///< Reaction scratch, 9 per record (3 per corner node).
-    float* residual;           ///< Reaction scratch, 3 per particle.
-    float* body_extra;         ///< Reaction scratch, 3 per body.
-    float* node_friction;      ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
-    dfm_contact_view scratch;  ///< Parallel CPU detection: record arrays for every candidate (only the
-                               ///< record fields; allocated on first use with more than one thread).
-    int64_t generation;        ///< Bumped by every rebuild (the CUDA backend re-uploads then).
+    float *acc_f, *acc_H;     ///< Scatter path accumulators (3 and 9 per particle).
+    float* guess_normal;      ///< Initial-guess contact normal per particle (3 each).
+    float* guess_gap;         ///< Initial-guess distance to contact per particle.
+    float* record_force;      ///< Reaction scratch, 3 per record.
+    float* node_part;         ///< Reaction scratch, 9 per record (3 per corner node).
+    float* residual;          ///< Reaction scratch, 3 per particle.
+    float* body_extra;        ///< Reaction scratch, 3 per body.
+    float* node_friction;     ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
+    dfm_contact_view scratch; ///< Parallel CPU detection: record arrays for every candidate (only the
+                              ///< record fields; allocated on first use with more than one thread).
+    int64_t generation;       ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;
-    float residual_max;        ///< Largest local force residual of a dynamic particle after the last step, N.
+    float residual_max; ///< Largest local force residual of a dynamic particle after the last step, N.
     double particle_impulse[3];
     float particle_force[3];
 } dfm_contacts;

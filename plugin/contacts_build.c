@@ -93,17 +93,19 @@ static int64_t emit(const env_shapes* es, int32_t total_shapes, const int32_t* f
         if (e < 0) {
             for (int32_t s = 0; s < total_shapes; ++s, ++k)
                 if (out) {
-                out[2 * k] = f;
-                out[2 * k + 1] = s;
-            }
+                    out[2 * k] = f;
+                    out[2 * k + 1] = s;
+                }
             continue;
         }
         /* merge shared and own shapes in ascending shape order */
         int32_t i = 0, j = es->offsets[e], jend = es->offsets[e + 1];
         while (i < es->shared_count || j < jend) {
             int32_t s;
-            if (j >= jend || (i < es->shared_count && es->shared[i] < es->items[j])) s = es->shared[i++];
-            else s = es->items[j++];
+            if (j >= jend || (i < es->shared_count && es->shared[i] < es->items[j]))
+                s = es->shared[i++];
+            else
+                s = es->items[j++];
             if (out) {
                 out[2 * k] = f;
                 out[2 * k + 1] = s;
@@ -141,12 +143,14 @@ static dfm_result build_list(dfm_world* w, const env_shapes* es, const int32_t* 
                              int32_t* out_count, const char* kind) {
     int64_t count = emit(es, w->contacts.shape_count, feat_env, n, NULL);
     if (count > INT32_MAX / 3)
-        return dfm_fail(w, DFM_ERROR_CAPACITY, "%lld %s candidate pairs exceed the 32-bit index space", (long long)count,
-                        kind);
-    if (!CALLOC(*out, 2 * count)) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory for %s candidates", kind);
+        return dfm_fail(w, DFM_ERROR_CAPACITY, "%lld %s candidate pairs exceed the 32-bit index space",
+                        (long long)count, kind);
+    if (!CALLOC(*out, 2 * count))
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory for %s candidates", kind);
     emit(es, w->contacts.shape_count, feat_env, n, *out);
     *out_count = (int32_t)count;
-    if (!(w->def.disable_flags & DFM_DISABLE_SHAPE_SORT) && sort_by_shape(*out, (int32_t)count, w->contacts.shape_count) != 0)
+    if (!(w->def.disable_flags & DFM_DISABLE_SHAPE_SORT) &&
+        sort_by_shape(*out, (int32_t)count, w->contacts.shape_count) != 0)
         return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory sorting %s candidates", kind);
     return DFM_OK;
 }
@@ -172,8 +176,10 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         if (dfm_world_shape_at(w, i)) c->shape_slot[k++] = i;
     for (int32_t k = 0; k < ns; ++k) {
         const dfm_shape* s = dfm_world_shape_at(w, c->shape_slot[k]);
-        if (s->environment < 0) es.shared[es.shared_count++] = k;
-        else es.offsets[s->environment + 1]++;
+        if (s->environment < 0)
+            es.shared[es.shared_count++] = k;
+        else
+            es.offsets[s->environment + 1]++;
     }
     for (int32_t e = 0; e < ne; ++e) es.offsets[e + 1] += es.offsets[e];
     {
@@ -205,9 +211,9 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         c->capacity = cap;
         if (!CALLOC(c->corners, 3 * (int64_t)cap) || !CALLOC(c->shape, cap) || !CALLOC(c->candidate, cap) ||
             !CALLOC(c->bary, 3 * (int64_t)cap) || !CALLOC(c->normal, 3 * (int64_t)cap) ||
-            !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->pen0, cap) || !CALLOC(c->penalty, cap) ||
-            !CALLOC(c->head, np) ||
-            !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
+            !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->pen0, cap) ||
+            !CALLOC(c->penalty, cap) || !CALLOC(c->head, np) || !CALLOC(c->next, 3 * (int64_t)cap) ||
+            !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
             !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np) ||
             !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->node_part, 9 * (int64_t)cap) ||
             !CALLOC(c->residual, 3 * (int64_t)np) || !CALLOC(c->body_extra, 3 * (int64_t)m->body_count) ||

@@ -41,8 +41,10 @@ void dfm_log(const dfm_world* world, dfm_log_level level, const char* fmt, ...) 
 }
 
 void dfm_clear_error(dfm_world* world) {
-    if (world) world->last_error[0] = '\0';
-    else g_create_error[0] = '\0';
+    if (world)
+        world->last_error[0] = '\0';
+    else
+        g_create_error[0] = '\0';
 }
 
 const char* dfm_world_last_error(const dfm_world* world) { return world ? world->last_error : g_create_error; }

@@ -7,10 +7,12 @@
 #include "error.h" /* dfm_fail: messages go to dfm_world_last_error(NULL) */
 
 dfm_result dfm_cloth_grid_counts(int32_t nu, int32_t nv, int32_t* nvert, int32_t* ntri) {
-    if (!nvert || !ntri) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_cloth_grid_counts: an output pointer is NULL");
+    if (!nvert || !ntri)
+        return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "dfm_cloth_grid_counts: an output pointer is NULL");
     if (nu < 2 || nv < 2 || (int64_t)nu * nv > INT32_MAX / 6)
         return dfm_fail(NULL, DFM_ERROR_INVALID_COUNT,
-                        "cloth grid of %d x %d vertices: each side needs >= 2 and nu * nv <= %d", nu, nv, INT32_MAX / 6);
+                        "cloth grid of %d x %d vertices: each side needs >= 2 and nu * nv <= %d", nu, nv,
+                        INT32_MAX / 6);
     *nvert = nu * nv;
     *ntri = 2 * (nu - 1) * (nv - 1);
     return DFM_OK;
@@ -25,7 +27,8 @@ dfm_result dfm_cloth_grid_generate(int32_t nu, int32_t nv, const float origin[3]
     if (r != DFM_OK) return r;
     for (int k = 0; k < 3; ++k)
         if (!isfinite(origin[k]) || !isfinite(au[k]) || !isfinite(av[k]))
-            return dfm_fail(NULL, DFM_ERROR_NON_FINITE, "dfm_cloth_grid_generate: origin, au or av [%d] is not finite", k);
+            return dfm_fail(NULL, DFM_ERROR_NON_FINITE, "dfm_cloth_grid_generate: origin, au or av [%d] is not finite",
+                            k);
     for (int32_t j = 0; j < nv; ++j)
         for (int32_t i = 0; i < nu; ++i) {
             float s = (float)i / (float)(nu - 1), q = (float)j / (float)(nv - 1);
@@ -94,7 +97,8 @@ dfm_result dfm_tet_box_generate(int32_t nx, int32_t ny, int32_t nz, const float 
             for (int32_t i = 0; i < nx; ++i) {
                 int32_t idx[3] = {i, j, k};
                 for (int a = 0; a < 3; ++a)
-                    pos[3 * (i + nx * (j + ny * k)) + a] = lo[a] + (hi[a] - lo[a]) * (float)idx[a] / (float)(dims[a] - 1);
+                    pos[3 * (i + nx * (j + ny * k)) + a] = lo[a] +
+                                                           (hi[a] - lo[a]) * (float)idx[a] / (float)(dims[a] - 1);
             }
     /* Corner c = bx + 2 by + 4 bz. Even cells use central tet {1,2,4,7}, odd cells {0,3,5,6}. */
     static const int even[5][4] = {{1, 2, 4, 7}, {0, 1, 2, 4}, {3, 1, 2, 7}, {5, 1, 4, 7}, {6, 2, 4, 7}};

@@ -40,9 +40,9 @@ static void set_err(char* err, size_t err_size, const char* fmt, ...) {
 
 /// One directed edge of a triangle, keyed by its undirected vertex pair (lo < hi).
 typedef struct mesh_half_edge {
-    int32_t lo, hi;   ///< Vertex pair, lo < hi.
-    int32_t tri;      ///< Triangle that owns it.
-    int32_t forward;  ///< 1 when the triangle traverses lo -> hi, 0 for hi -> lo.
+    int32_t lo, hi;  ///< Vertex pair, lo < hi.
+    int32_t tri;     ///< Triangle that owns it.
+    int32_t forward; ///< 1 when the triangle traverses lo -> hi, 0 for hi -> lo.
 } mesh_half_edge;
 
 static int half_edge_cmp(const void* pa, const void* pb) {
@@ -106,15 +106,14 @@ static int check_closed(const int32_t* tris, int32_t tri_count, char* err, size_
         size_t count = bad_end - bad;
         rc = DFM_MESH_SDF_NOT_CLOSED;
         if (count == 1) {
-            set_err(err, err_size,
-                    "mesh is not closed: edge (%d, %d) of triangle %d belongs to no other triangle", (int)h->lo,
-                    (int)h->hi, (int)h->tri);
+            set_err(err, err_size, "mesh is not closed: edge (%d, %d) of triangle %d belongs to no other triangle",
+                    (int)h->lo, (int)h->hi, (int)h->tri);
         } else if (count == 2) {
             int32_t from = h->forward ? h->lo : h->hi, to = h->forward ? h->hi : h->lo;
             int32_t t0 = h[0].tri, t1 = h[1].tri;
-            int32_t flipped = conflicts[t0] == 3 && conflicts[t1] != 3 ? t0
+            int32_t flipped = conflicts[t0] == 3 && conflicts[t1] != 3   ? t0
                               : conflicts[t1] == 3 && conflicts[t0] != 3 ? t1
-                                                                       : -1;
+                                                                         : -1;
             if (flipped >= 0)
                 set_err(err, err_size,
                         "mesh is not consistently oriented: triangles %d and %d both traverse edge %d -> %d; "
@@ -122,8 +121,8 @@ static int check_closed(const int32_t* tris, int32_t tri_count, char* err, size_
                         (int)t0, (int)t1, (int)from, (int)to, (int)flipped);
             else
                 set_err(err, err_size,
-                        "mesh is not consistently oriented: triangles %d and %d both traverse edge %d -> %d",
-                        (int)t0, (int)t1, (int)from, (int)to);
+                        "mesh is not consistently oriented: triangles %d and %d both traverse edge %d -> %d", (int)t0,
+                        (int)t1, (int)from, (int)to);
         } else {
             set_err(err, err_size, "mesh is not manifold: edge (%d, %d) is shared by %d triangles (%d, %d, %d%s)",
                     (int)h->lo, (int)h->hi, (int)count, (int)h[0].tri, (int)h[1].tri, (int)h[2].tri,
@@ -210,7 +209,7 @@ static int check_triangles(const float* v, int32_t vertex_count, const int32_t* 
 
 /// A triangle prepared for point queries: vertex a, edges, Gram matrix inverse and normal.
 typedef struct mesh_tri {
-    double a[3], b[3];      ///< Vertices a and b (c = a + ac).
+    double a[3], b[3]; ///< Vertices a and b (c = a + ac).
     double ab[3], ac[3], bc[3];
     double inv_ab2, inv_ac2, inv_bc2; ///< 1 / squared edge lengths.
     double d00, d01, d11, inv_det;    ///< Gram matrix of (ab, ac) and 1 / its determinant.
@@ -398,7 +397,8 @@ static void winding_pass(const float* v, const int32_t* tris, int32_t tri_count,
     size_t nx = (size_t)L->n[0], count = nx * (size_t)L->n[1] * (size_t)L->n[2];
     memset(w, 0, count * sizeof(int32_t));
     for (int32_t t = 0; t < tri_count; ++t) {
-        const float* p[3] = {v + 3 * (size_t)tris[3 * t], v + 3 * (size_t)tris[3 * t + 1], v + 3 * (size_t)tris[3 * t + 2]};
+        const float* p[3] = {v + 3 * (size_t)tris[3 * t], v + 3 * (size_t)tris[3 * t + 1],
+                             v + 3 * (size_t)tris[3 * t + 2]};
         int32_t r0[3], r1[3];
         int empty = 0;
         /* One line of slack each side: the exact test below decides. */
@@ -468,8 +468,8 @@ int dfm_mesh_sdf_bake(const float* vertices, int32_t vertex_count, const int32_t
     }
     memset(out, 0, sizeof(*out));
     if (!vertices || !triangles || vertex_count < 3 || triangle_count < 1) {
-        set_err(err, err_size, "a mesh needs vertices (>= 3) and triangles (>= 1) (got %d and %d)",
-                (int)vertex_count, (int)triangle_count);
+        set_err(err, err_size, "a mesh needs vertices (>= 3) and triangles (>= 1) (got %d and %d)", (int)vertex_count,
+                (int)triangle_count);
         return DFM_MESH_SDF_DEGENERATE;
     }
     if (!isfinite(cell) || !isfinite(margin)) {

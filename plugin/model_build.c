@@ -55,17 +55,18 @@ void dfm_state_free(dfm_state* s) {
 
 static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t ntet) {
     return ALLOC(m->feat_particles, m->feat_particle_count) && ALLOC(m->feat_edges, 2 * m->feat_edge_count) &&
-           ALLOC(m->feat_faces, 3 * m->feat_face_count) && ALLOC(m->mass, np) && ALLOC(m->radius, np) && ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) &&
-           ALLOC(m->tri_dinv, 4 * nt) && ALLOC(m->tri_area, nt) && ALLOC(m->tri_material, 3 * nt) &&
-           ALLOC(m->edges, 4 * ne) && ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) &&
-           ALLOC(m->edge_material, 2 * ne) && ALLOC(m->edge_start_angle, ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
+           ALLOC(m->feat_faces, 3 * m->feat_face_count) && ALLOC(m->mass, np) && ALLOC(m->radius, np) &&
+           ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) && ALLOC(m->tri_dinv, 4 * nt) &&
+           ALLOC(m->tri_area, nt) && ALLOC(m->tri_material, 3 * nt) && ALLOC(m->edges, 4 * ne) &&
+           ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) && ALLOC(m->edge_material, 2 * ne) &&
+           ALLOC(m->edge_start_angle, ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
            ALLOC(m->tet_volume, ntet) && ALLOC(m->tet_material, 3 * ntet) && ALLOC(m->particle_color, np) &&
            ALLOC(m->color_particles, np) && ALLOC(m->particle_body, np);
 }
 
 static int state_alloc(dfm_state* s, int32_t np) {
-    return ALLOC(s->x, 3 * np) && ALLOC(s->v, 3 * np) && ALLOC(s->x_prev, 3 * np) && ALLOC(s->y, 3 * np) && ALLOC(s->d, 3 * np) &&
-           ALLOC(s->mode, np) && ALLOC(s->kin_start, 3 * np) && ALLOC(s->kin_target, 3 * np);
+    return ALLOC(s->x, 3 * np) && ALLOC(s->v, 3 * np) && ALLOC(s->x_prev, 3 * np) && ALLOC(s->y, 3 * np) &&
+           ALLOC(s->d, 3 * np) && ALLOC(s->mode, np) && ALLOC(s->kin_start, 3 * np) && ALLOC(s->kin_target, 3 * np);
 }
 
 /// Appends one body's contact features (offset to world particle indices) at fp/fe/ff.

@@ -103,8 +103,10 @@ void dfm_sdf_cache_sweep(dfm_sdf_cache* cache) {
     int32_t kept = 0;
     for (int32_t k = 0; k < cache->count; ++k) {
         dfm_sdf_entry* e = cache->entries[k];
-        if (e->refs <= 1) entry_free(e);
-        else cache->entries[kept++] = e;
+        if (e->refs <= 1)
+            entry_free(e);
+        else
+            cache->entries[kept++] = e;
     }
     cache->count = kept;
 }

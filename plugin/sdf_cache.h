@@ -14,21 +14,21 @@
 
 /// One baked grid and the inputs it was baked from.
 typedef struct dfm_sdf_entry {
-    int32_t refs;             ///< Shapes using it, plus one for the cache list.
-    uint64_t hash;            ///< FNV-1a of the inputs (a quick filter before the exact compare).
-    float* vertices;          ///< Copy of the input vertices (3 per vertex), m.
-    int32_t* triangles;       ///< Copy of the input triangles (3 per triangle).
+    int32_t refs;       ///< Shapes using it, plus one for the cache list.
+    uint64_t hash;      ///< FNV-1a of the inputs (a quick filter before the exact compare).
+    float* vertices;    ///< Copy of the input vertices (3 per vertex), m.
+    int32_t* triangles; ///< Copy of the input triangles (3 per triangle).
     int32_t vertex_count, triangle_count;
-    float cell_request;       ///< The requested cell size (0 = automatic), m.
-    float margin;             ///< The grid margin asked for, m.
-    dfm_mesh_sdf sdf;         ///< The baked grid.
+    float cell_request; ///< The requested cell size (0 = automatic), m.
+    float margin;       ///< The grid margin asked for, m.
+    dfm_mesh_sdf sdf;   ///< The baked grid.
 } dfm_sdf_entry;
 
 /// The world's list of live entries.
 typedef struct dfm_sdf_cache {
     dfm_sdf_entry** entries;
     int32_t count, capacity;
-    int64_t bakes, hits;      ///< Grids baked and shapes served from the cache (for the log and tests).
+    int64_t bakes, hits; ///< Grids baked and shapes served from the cache (for the log and tests).
 } dfm_sdf_cache;
 
 /// Returns (with a new reference) the grid for these inputs, baking it on a miss. On failure

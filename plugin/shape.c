@@ -28,8 +28,9 @@ static dfm_result resolve_shape_entry(dfm_world* w, dfm_shape_id id, int32_t ent
     if (entry >= 0) snprintf(where, sizeof(where), "state %d: ", entry);
     if (id.index1 == 0) return dfm_fail(w, DFM_ERROR_STALE_ID, "%sshape id is null", where);
     if (id.world_tag != w->tag)
-        return dfm_fail(w, DFM_ERROR_FOREIGN_ID, "%sshape id {%d, gen %u} was issued by another world (tag %u, this is %u)",
-                        where, id.index1, id.generation, id.world_tag, w->tag);
+        return dfm_fail(w, DFM_ERROR_FOREIGN_ID,
+                        "%sshape id {%d, gen %u} was issued by another world (tag %u, this is %u)", where, id.index1,
+                        id.generation, id.world_tag, w->tag);
     dfm_id_pool_status st;
     dfm_shape* s = (dfm_shape*)dfm_id_pool_resolve(&w->shape_pool, id.index1, id.generation, &st);
     if (!s)
@@ -48,11 +49,13 @@ static void local_bounds(const dfm_shape* s, float lo[3], float hi[3]) {
     const float* p = s->geom.params;
     float e[3] = {0, 0, 0};
     switch (s->type) {
+    // clang-format off
     case DFM_SHAPE_SPHERE: e[0] = e[1] = e[2] = p[0]; break;
     case DFM_SHAPE_BOX: e[0] = p[0]; e[1] = p[1]; e[2] = p[2]; break;
     case DFM_SHAPE_CAPSULE: e[0] = e[1] = p[0]; e[2] = p[1] + p[0]; break;
     case DFM_SHAPE_CYLINDER:
     case DFM_SHAPE_CONE: e[0] = e[1] = p[0]; e[2] = p[1]; break;
+    // clang-format on
     case DFM_SHAPE_PLANE:
         e[0] = p[0] > 0.0f ? p[0] : 1e6f;
         e[1] = p[1] > 0.0f ? p[1] : 1e6f;
@@ -150,15 +153,17 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
         if (!d->mesh_vertices) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "shape_def.mesh_vertices is NULL");
         if (!d->mesh_triangles) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "shape_def.mesh_triangles is NULL");
         if (d->mesh_vertex_count < 4 || d->mesh_triangle_count < 4)
-            return dfm_fail(w, DFM_ERROR_INVALID_COUNT, "mesh has %d vertices and %d triangles; a closed mesh needs >= 4 of each",
+            return dfm_fail(w, DFM_ERROR_INVALID_COUNT,
+                            "mesh has %d vertices and %d triangles; a closed mesh needs >= 4 of each",
                             d->mesh_vertex_count, d->mesh_triangle_count);
         for (int32_t i = 0; i < 3 * d->mesh_vertex_count; ++i)
             if (!isfinite(d->mesh_vertices[i]))
                 return dfm_fail(w, DFM_ERROR_NON_FINITE, "mesh vertex %d is not finite", i / 3);
         for (int32_t i = 0; i < 3 * d->mesh_triangle_count; ++i)
             if (d->mesh_triangles[i] < 0 || d->mesh_triangles[i] >= d->mesh_vertex_count)
-                return dfm_fail(w, DFM_ERROR_INDEX_OUT_OF_RANGE, "mesh triangle %d corner %d is vertex %d; vertex count is %d",
-                                i / 3, i % 3, d->mesh_triangles[i], d->mesh_vertex_count);
+                return dfm_fail(w, DFM_ERROR_INDEX_OUT_OF_RANGE,
+                                "mesh triangle %d corner %d is vertex %d; vertex count is %d", i / 3, i % 3,
+                                d->mesh_triangles[i], d->mesh_vertex_count);
         r = check_positive(w, "sdf_cell_size", d->sdf_cell_size, 1);
         if (r != DFM_OK) return r;
         char err[256] = "";
@@ -187,8 +192,7 @@ static dfm_result setup_geometry(dfm_world* w, const dfm_shape_def* d, dfm_shape
                     sdf.dims[1], sdf.dims[2], (double)sdf.cell, (double)sdf.max_error_estimate);
         break;
     }
-    default:
-        return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "shape_def.type %d is not a dfm_shape_type", d->type);
+    default: return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "shape_def.type %d is not a dfm_shape_type", d->type);
     }
     return r;
 }

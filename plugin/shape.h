@@ -11,7 +11,7 @@
 
 /// A rigid shape registered by the host.
 typedef struct dfm_shape {
-    int32_t type;              ///< dfm_shape_type.
+    int32_t type; ///< dfm_shape_type.
     int32_t environment;
     uint64_t host_body;
     dfm_shape_geom geom;       ///< geom.grid.values points into sdf->sdf.values for meshes.
@@ -19,14 +19,14 @@ typedef struct dfm_shape {
     float sdf_max_error;       ///< m, measured at bake time.
     dfm_xform local;           ///< Shape frame in the body frame.
     float margin, gap, ke, kd, mu;
-    int has_state;             ///< 0 until the host first sets a state.
-    dfm_xform body_prev;       ///< Body pose at the start of the next step.
-    dfm_xform body_cur;        ///< Body pose at the end of the next step (last state set).
-    dfm_xform body_last;       ///< Body pose at the end of the last step (points of dfm_world_get_contacts).
-    float aabb_prev[6];        ///< World AABB at the previous state (min xyz, max xyz).
-    float aabb_cur[6];         ///< World AABB at the current state.
-    double impulse[6];         ///< Reaction impulse (N s) and angular impulse (N m s) accumulated in a step.
-    float reaction[6];         ///< Average reaction force and torque of the last step.
+    int has_state;       ///< 0 until the host first sets a state.
+    dfm_xform body_prev; ///< Body pose at the start of the next step.
+    dfm_xform body_cur;  ///< Body pose at the end of the next step (last state set).
+    dfm_xform body_last; ///< Body pose at the end of the last step (points of dfm_world_get_contacts).
+    float aabb_prev[6];  ///< World AABB at the previous state (min xyz, max xyz).
+    float aabb_cur[6];   ///< World AABB at the current state.
+    double impulse[6];   ///< Reaction impulse (N s) and angular impulse (N m s) accumulated in a step.
+    float reaction[6];   ///< Average reaction force and torque of the last step.
 } dfm_shape;
 
 /// Frees a shape record.

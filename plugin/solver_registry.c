@@ -28,16 +28,14 @@ static solver_entry g_entries[DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX
     {{(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "vbd",
       "Vertex Block Descent (Chen et al. 2024): per-particle Newton steps over colors; penalty contacts",
       DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
-          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC |
-          DFM_SOLVER_CAP_DETERMINISTIC,
+          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC | DFM_SOLVER_CAP_DETERMINISTIC,
       DFM_SOLVER_BACKEND_CPU | DFM_SOLVER_BACKEND_CUDA, NULL, NULL, NULL, NULL, NULL},
      DFM_SOLVER_KIND_VBD},
     {{(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "xpbd",
       "XPBD with small steps (Macklin et al. 2016/2019): compliant distance, bending, volume and contact "
       "constraints",
       DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
-          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC |
-          DFM_SOLVER_CAP_DETERMINISTIC,
+          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC | DFM_SOLVER_CAP_DETERMINISTIC,
       DFM_SOLVER_BACKEND_CPU, NULL, NULL, NULL, NULL, NULL},
      DFM_SOLVER_KIND_XPBD},
 };
@@ -144,7 +142,8 @@ dfm_result dfm_register_solver_library(const char* path, const char** out_name) 
     dfm_result r = entry(DFM_SOLVER_PROVIDER_ABI, &table);
     if (r != DFM_OK || !table) {
         dlclose(lib);
-        if (r == DFM_OK) return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "%s: dfm_solver_provider_entry gave no table", path);
+        if (r == DFM_OK)
+            return dfm_fail(NULL, DFM_ERROR_NULL_POINTER, "%s: dfm_solver_provider_entry gave no table", path);
         return dfm_fail(NULL, r == DFM_ERROR_ABI_MISMATCH ? r : DFM_ERROR_INVALID_VALUE,
                         "%s: dfm_solver_provider_entry refused provider ABI %u.%u (%s)", path,
                         (unsigned)DFM_SOLVER_PROVIDER_ABI_MAJOR, (unsigned)DFM_SOLVER_PROVIDER_ABI_MINOR,
@@ -271,19 +270,19 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     int32_t count = g_count;
     pthread_mutex_unlock(&g_lock);
     if (index < 0)
-        return dfm_fail(w, DFM_ERROR_UNKNOWN_SOLVER, "no solver provider named \"%s\" (%d known; see dfm_solver_get_info)",
-                        name, count);
+        return dfm_fail(w, DFM_ERROR_UNKNOWN_SOLVER,
+                        "no solver provider named \"%s\" (%d known; see dfm_solver_get_info)", name, count);
     if (backend < DFM_BACKEND_AUTO || backend > DFM_BACKEND_CUDA)
         return dfm_fail(w, DFM_ERROR_INVALID_ENUM, "backend is %d; not a dfm_backend", backend);
     const solver_entry* e = entry_at(index);
     const int32_t cur_backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
     if (backend == DFM_BACKEND_AUTO)
-        backend = (e->table.backends & (1u << cur_backend)) ? cur_backend
+        backend = (e->table.backends & (1u << cur_backend))      ? cur_backend
                   : (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? DFM_BACKEND_CPU
-                                                                  : DFM_BACKEND_CUDA;
+                                                                 : DFM_BACKEND_CUDA;
     if (!(e->table.backends & (1u << backend)))
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "solver \"%s\" does not run on the %s backend (it runs on:%s%s)", name,
-                        backend_name(backend), (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "solver \"%s\" does not run on the %s backend (it runs on:%s%s)",
+                        name, backend_name(backend), (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
                         (e->table.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "");
     const int32_t cur_index = w->solver ? w->solver->index : 0;
     const solver_entry* cur = entry_at(cur_index);
@@ -342,8 +341,10 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     if (r == DFM_OK && ns && ns->kind == DFM_SOLVER_KIND_EXTERNAL) {
         dfm_solver_state s = state_view(w);
         r = e->table.import_state(ns->instance, &s, err, sizeof(err));
-        if (r != DFM_OK) r = dfm_fail(w, r, "provider \"%s\" import_state: %s", name, err);
-        else ns->imported_generation = w->model_generation;
+        if (r != DFM_OK)
+            r = dfm_fail(w, r, "provider \"%s\" import_state: %s", name, err);
+        else
+            ns->imported_generation = w->model_generation;
     }
     if (r != DFM_OK) {
         if (ns) {
@@ -374,13 +375,16 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     char lost[384] = "";
     size_t n = 0;
 #define LOST(...) (n += (size_t)snprintf(lost + n, n < sizeof(lost) ? sizeof(lost) - n : 0, __VA_ARGS__))
-    if (cur_backend == DFM_BACKEND_CUDA && backend != DFM_BACKEND_CUDA) LOST("; dropped: device buffers and the captured CUDA graph");
-    if (cur->kind == DFM_SOLVER_KIND_VBD) LOST("; restarted: vbd contact penalties and records (rebuilt every advance)");
+    if (cur_backend == DFM_BACKEND_CUDA && backend != DFM_BACKEND_CUDA)
+        LOST("; dropped: device buffers and the captured CUDA graph");
+    if (cur->kind == DFM_SOLVER_KIND_VBD)
+        LOST("; restarted: vbd contact penalties and records (rebuilt every advance)");
     if (cur->kind == DFM_SOLVER_KIND_XPBD) LOST("; restarted: xpbd multipliers (per small step)");
     if (cur->table.capabilities & DFM_SOLVER_CAP_WARM_START) LOST("; dropped: %s warm-start data", cur->table.name);
     if (w->shape_pool.live > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CONTACTS))
         LOST("; %s has no contacts: the %d shapes are ignored and report no reactions", name, w->shape_pool.live);
-    if (!(e->table.capabilities & DFM_SOLVER_CAP_KINEMATIC)) LOST("; %s does not declare pinned/kinematic support", name);
+    if (!(e->table.capabilities & DFM_SOLVER_CAP_KINEMATIC))
+        LOST("; %s does not declare pinned/kinematic support", name);
     if (w->model.tet_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_VOLUME))
         LOST("; %s does not simulate tetrahedra (%d ignored)", name, w->model.tet_count);
     if (w->model.tri_count > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CLOTH))

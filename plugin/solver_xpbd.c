@@ -33,9 +33,9 @@
 
 /// Constraint data of one model generation.
 typedef struct xpbd_instance {
-    int64_t generation;        ///< Model generation prepared (-1 = none).
+    int64_t generation; ///< Model generation prepared (-1 = none).
     int32_t particle_count;
-    float* inv_mass;           ///< Per particle, refreshed every step (modes may change).
+    float* inv_mass; ///< Per particle, refreshed every step (modes may change).
     int32_t dist_count;
     int32_t* dist;
     float *dist_rest, *dist_alpha, *dist_beta;
@@ -43,7 +43,7 @@ typedef struct xpbd_instance {
     float *bend_alpha, *bend_beta;
     int32_t vol_count;
     float *vol_alpha, *vol_beta;
-    double* impulses;          ///< 6 per shape.
+    double* impulses; ///< 6 per shape.
     int32_t impulse_capacity;
 } xpbd_instance;
 
@@ -139,7 +139,8 @@ static dfm_result prepare(dfm_world* w, xpbd_instance* s) {
     for (int32_t t = 0; t < m->tet_count; ++t) {
         const float* mat = m->tet_material + 3 * t;
         float vol = m->tet_volume[t];
-        dfm_m33 dminv, dm = dfm_m33_zero(); /* zero: some compilers cannot see that dm is only read after a successful inverse */
+        dfm_m33 dminv, dm = dfm_m33_zero(); /* zero: some compilers cannot see that dm is only read after a
+                                               successful inverse */
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) dminv.m[a][b] = m->tet_dminv[9 * t + 3 * a + b];
         int ok = dfm_m33_inverse(dminv, 0.0f, &dm);

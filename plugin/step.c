@@ -147,7 +147,8 @@ static int detection_scratch(dfm_world* w, dfm_contact_view* out) {
     dfm_contacts* c = &w->contacts;
     size_t n = (size_t)c->cand_particle_count + (size_t)c->cand_edge_count + (size_t)c->cand_face_count + 1u;
     if (!c->scratch.corners && !dfm_contact_records_alloc(&c->scratch, n)) {
-        dfm_log(w, DFM_LOG_WARNING, "out of host memory for parallel contact detection (%zu records); detecting serially", n);
+        dfm_log(w, DFM_LOG_WARNING,
+                "out of host memory for parallel contact detection (%zu records); detecting serially", n);
         return 0;
     }
     *out = c->scratch;

@@ -30,8 +30,8 @@ dfm_result dfm_step_guard_save(dfm_world* w) {
     const size_t n = (size_t)w->model.particle_count * 3u;
     if (!grow((void**)&g->state, &g->state_bytes, 3u * n * sizeof(float) + sizeof(float)) ||
         !grow((void**)&g->shapes, &g->shapes_bytes, (size_t)w->shape_pool.count * sizeof(saved_shape) + 1u))
-        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the step's rollback copy (%zu particles)",
-                        n / 3u);
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY,
+                        "out of host memory for the step's rollback copy (%zu particles)", n / 3u);
     dfm_copy_floats(g->state, w->state.x, n);
     dfm_copy_floats(g->state + n, w->state.v, n);
     dfm_copy_floats(g->state + 2u * n, w->state.kin_start, n);
@@ -76,22 +76,27 @@ dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r) {
 dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad, int kind) {
     w->contacts.count = 0; /* the failed step's records are gone with it */
     w->nonfinite_steps++;
-    const int32_t body = w->model.particle_body && bad >= 0 && bad < w->model.particle_count ? w->model.particle_body[bad] : -1;
+    const int32_t body = w->model.particle_body && bad >= 0 && bad < w->model.particle_count
+                             ? w->model.particle_body[bad]
+                             : -1;
     const int32_t vertex = body >= 0 ? bad - w->model.body_offsets[body] : bad;
     if (kind == DFM_GUARD_OUT_OF_BOUNDS) {
         dfm_log(w, DFM_LOG_ERROR, "step %lld moved vertex %d of the world's body %d beyond DFM_MAX_COORD; rolled back",
                 (long long)w->step_count, vertex, body);
-        return dfm_fail(w, DFM_ERROR_OUT_OF_BOUNDS,
-                        "the step moved a particle beyond DFM_MAX_COORD (%g m from the origin; vertex %d of the world's "
-                        "body %d, particle %d): the world is as it was before the step (dfm_world_stats.nonfinite_steps "
-                        "counts these); remove or slow the body, or move the scene nearer the origin",
-                        (double)DFM_MAX_COORD, vertex, body, bad);
+        return dfm_fail(
+            w, DFM_ERROR_OUT_OF_BOUNDS,
+            "the step moved a particle beyond DFM_MAX_COORD (%g m from the origin; vertex %d of the world's "
+            "body %d, particle %d): the world is as it was before the step (dfm_world_stats.nonfinite_steps "
+            "counts these); remove or slow the body, or move the scene nearer the origin",
+            (double)DFM_MAX_COORD, vertex, body, bad);
     }
-    dfm_log(w, DFM_LOG_ERROR, "step %lld produced a non-finite position or velocity (vertex %d of the world's body %d); rolled back",
+    dfm_log(w, DFM_LOG_ERROR,
+            "step %lld produced a non-finite position or velocity (vertex %d of the world's body %d); rolled back",
             (long long)w->step_count, vertex, body);
-    return dfm_fail(w, DFM_ERROR_NON_FINITE,
-                    "the step produced a non-finite position or velocity (vertex %d of the world's body %d, particle %d): "
-                    "the world is as it was before the step (dfm_world_stats.nonfinite_steps counts these); check "
-                    "gravity, materials, masses and targets for values the solver cannot take",
-                    vertex, body, bad);
+    return dfm_fail(
+        w, DFM_ERROR_NON_FINITE,
+        "the step produced a non-finite position or velocity (vertex %d of the world's body %d, particle %d): "
+        "the world is as it was before the step (dfm_world_stats.nonfinite_steps counts these); check "
+        "gravity, materials, masses and targets for values the solver cannot take",
+        vertex, body, bad);
 }

@@ -29,7 +29,8 @@ void dfm_strided_store(float* dst, int32_t stride, const float* src, int32_t cou
 
 void dfm_strided_load(float* dst, const float* src, int32_t stride, int32_t count) {
     size_t s = eff_stride(stride);
-    for (int32_t i = 0; i < count; ++i) memcpy(dst + 3 * (size_t)i, (const char*)src + s * (size_t)i, 3 * sizeof(float));
+    for (int32_t i = 0; i < count; ++i)
+        memcpy(dst + 3 * (size_t)i, (const char*)src + s * (size_t)i, 3 * sizeof(float));
 }
 
 int32_t dfm_strided_first_nonfinite(const float* src, int32_t stride, int32_t count) {

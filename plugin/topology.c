@@ -39,8 +39,10 @@ int dfm_topology_bending_edges(const int32_t* tris, int32_t tri_count, int32_t**
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && he[j].a == he[i].a && he[j].b == he[i].b) ++j;
-        if (j - i == 2 && he[i].opposite != he[i + 1].opposite) ++interior;
-        else if (j - i != 1) ++nonmanifold;
+        if (j - i == 2 && he[i].opposite != he[i + 1].opposite)
+            ++interior;
+        else if (j - i != 1)
+            ++nonmanifold;
         i = j;
     }
     int32_t* edges = NULL;

@@ -11,12 +11,12 @@
 /// (bending only), 2,3 = edge endpoints.
 typedef struct dfm_adjacency {
     int32_t vertex_count;
-    int32_t* tri_offsets;   ///< vertex_count + 1.
-    int32_t* tri_items;     ///< 2 per incidence.
-    int32_t* edge_offsets;  ///< vertex_count + 1.
-    int32_t* edge_items;    ///< 2 per incidence.
-    int32_t* tet_offsets;   ///< vertex_count + 1.
-    int32_t* tet_items;     ///< 2 per incidence.
+    int32_t* tri_offsets;  ///< vertex_count + 1.
+    int32_t* tri_items;    ///< 2 per incidence.
+    int32_t* edge_offsets; ///< vertex_count + 1.
+    int32_t* edge_items;   ///< 2 per incidence.
+    int32_t* tet_offsets;  ///< vertex_count + 1.
+    int32_t* tet_items;    ///< 2 per incidence.
 } dfm_adjacency;
 
 /// Interior edges of a triangle mesh as rows (o0, o1, v0, v1): v0-v1 is the edge shared by

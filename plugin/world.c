@@ -37,7 +37,8 @@ static uint16_t next_world_tag(void) {
 /// Checks the def's values; `w` may be the half-built world (for messages).
 static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
     for (int k = 0; k < 3; ++k)
-        if (!isfinite(d->gravity[k])) return dfm_fail(w, DFM_ERROR_NON_FINITE, "world_def.gravity[%d] is not finite", k);
+        if (!isfinite(d->gravity[k]))
+            return dfm_fail(w, DFM_ERROR_NON_FINITE, "world_def.gravity[%d] is not finite", k);
     if (d->substeps < 1 || d->substeps > DFM_MAX_SUBSTEPS)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.substeps is %d; must be 1..%d", d->substeps,
                         DFM_MAX_SUBSTEPS);
@@ -62,13 +63,16 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
     if (d->cpu_threads < 0)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
     if (d->contact_capacity < 0)
-        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_capacity is %d; must be >= 0 (0 = one per "
-                        "candidate pair)", d->contact_capacity);
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                        "world_def.contact_capacity is %d; must be >= 0 (0 = one per "
+                        "candidate pair)",
+                        d->contact_capacity);
     if (!isfinite(d->contact_penalty_beta) || d->contact_penalty_beta < 0.0f)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_penalty_beta is %g; must be finite and >= 0",
                         (double)d->contact_penalty_beta);
     if (!isfinite(d->contact_penalty_start) || d->contact_penalty_start < 0.0f)
-        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_penalty_start is %g N/m; must be finite and >= 0",
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                        "world_def.contact_penalty_start is %g N/m; must be finite and >= 0",
                         (double)d->contact_penalty_start);
     if (d->feature_flags & ~DFM_FEATURE_KNOWN_FLAGS)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.feature_flags has unknown bits 0x%x",
@@ -84,9 +88,8 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     *out_world = NULL;
     if ((abi_version >> 16) != DFM_ABI_VERSION_MAJOR)
         return dfm_fail(NULL, DFM_ERROR_ABI_MISMATCH,
-                        "caller was compiled against ABI %u.%u; this library implements ABI %u.%u",
-                        abi_version >> 16, abi_version & 0xFFFFu, (unsigned)DFM_ABI_VERSION_MAJOR,
-                        (unsigned)DFM_ABI_VERSION_MINOR);
+                        "caller was compiled against ABI %u.%u; this library implements ABI %u.%u", abi_version >> 16,
+                        abi_version & 0xFFFFu, (unsigned)DFM_ABI_VERSION_MAJOR, (unsigned)DFM_ABI_VERSION_MINOR);
     dfm_world_def full = dfm_world_def_default();
     if (def) {
         dfm_result r = dfm_def_read(NULL, def, sizeof(dfm_world_def),
@@ -324,10 +327,12 @@ dfm_result dfm_world_get_velocities(dfm_world* w, int32_t first, int32_t count, 
 dfm_result dfm_world_set_profiling(dfm_world* w, int32_t enabled) {
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
-    if (enabled != 0 && enabled != 1) return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "enabled is %d; must be 0 or 1", enabled);
+    if (enabled != 0 && enabled != 1)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "enabled is %d; must be 0 or 1", enabled);
     if (!w->cuda)
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
-                        "phase profiling uses CUDA events and runs on the CUDA backend only (this world runs on the CPU)");
+        return dfm_fail(
+            w, DFM_ERROR_UNSUPPORTED,
+            "phase profiling uses CUDA events and runs on the CUDA backend only (this world runs on the CPU)");
     char err[256];
     int rc = dfm_cuda_backend_set_profiling(w->cuda, enabled, err, sizeof(err));
     if (rc != 0) return dfm_fail(w, (dfm_result)rc, "profiling: %s", err);
@@ -339,7 +344,8 @@ dfm_result dfm_world_get_phase_times(dfm_world* w, dfm_phase_times* out) {
     dfm_clear_error(w);
     dfm_phase_times s;
     memset(&s, 0, sizeof(s));
-    dfm_result r = dfm_def_read(w, out, sizeof(s), offsetof(dfm_phase_times, valid) + sizeof(int32_t), "phase_times", &s);
+    dfm_result r = dfm_def_read(w, out, sizeof(s), offsetof(dfm_phase_times, valid) + sizeof(int32_t), "phase_times",
+                                &s);
     if (r != DFM_OK) return r;
     uint32_t caller_size = out->struct_size;
     memset(&s, 0, sizeof(s));

@@ -19,42 +19,42 @@
 
 /// The rollback copy of plugin/step_guard.c (grown on demand, kept between steps).
 typedef struct dfm_step_guard {
-    float* state;              ///< x, v, kin_start of every particle (9 floats each).
-    void* shapes;              ///< Per shape slot: its step bookkeeping.
+    float* state; ///< x, v, kin_start of every particle (9 floats each).
+    void* shapes; ///< Per shape slot: its step bookkeeping.
     size_t state_bytes, shapes_bytes;
 } dfm_step_guard;
 
 /// The world.
 struct dfm_world {
-    dfm_world_def def;         ///< Complete def (defaults filled in).
-    uint16_t tag;              ///< Unique among live worlds; stamped into ids.
-    dfm_id_pool body_pool;     ///< Bodies by slot (ids: slot + 1, generation); live = body count.
-    int dirty;                 ///< Topology changed: the model must be rebuilt before use.
+    dfm_world_def def;     ///< Complete def (defaults filled in).
+    uint16_t tag;          ///< Unique among live worlds; stamped into ids.
+    dfm_id_pool body_pool; ///< Bodies by slot (ids: slot + 1, generation); live = body count.
+    int dirty;             ///< Topology changed: the model must be rebuilt before use.
     dfm_model model;
     dfm_state state;
-    dfm_id_pool shape_pool;    ///< Shapes by slot, like body_pool; live = shape count.
-    dfm_sdf_cache sdf_cache;   ///< Baked mesh grids shared by shapes of equal meshes.
+    dfm_id_pool shape_pool;  ///< Shapes by slot, like body_pool; live = shape count.
+    dfm_sdf_cache sdf_cache; ///< Baked mesh grids shared by shapes of equal meshes.
     dfm_contacts contacts;
-    dfm_cuda_backend* cuda;    ///< Non-NULL when the world runs on the CUDA backend.
-    int32_t* step_emitted;     ///< Step scratch: records emitted per substep (step_emitted_cap).
-    double* step_impulses;     ///< Step scratch: 6 per shape (step_impulses_cap shapes).
+    dfm_cuda_backend* cuda; ///< Non-NULL when the world runs on the CUDA backend.
+    int32_t* step_emitted;  ///< Step scratch: records emitted per substep (step_emitted_cap).
+    double* step_impulses;  ///< Step scratch: 6 per shape (step_impulses_cap shapes).
     int32_t step_emitted_cap, step_impulses_cap;
-    int64_t model_generation;  ///< Bumped by every model rebuild.
+    int64_t model_generation;    ///< Bumped by every model rebuild.
     int64_t uploaded_generation; ///< Model generation last uploaded to the device (-1 = none).
-    int64_t uploaded_contacts; ///< Contacts generation last uploaded to the device (-1 = none).
-    int device_newer;          ///< The device holds newer positions/velocities than the host.
-    int host_dirty;            ///< The host changed per-particle state since the last upload.
+    int64_t uploaded_contacts;   ///< Contacts generation last uploaded to the device (-1 = none).
+    int device_newer;            ///< The device holds newer positions/velocities than the host.
+    int host_dirty;              ///< The host changed per-particle state since the last upload.
     int64_t step_count;
     double sim_time;
-    dfm_step_guard guard;      ///< Rollback copy for steps that go non-finite (CPU-side steps).
-    int64_t nonfinite_steps;   ///< Steps refused and rolled back for a non-finite state.
-    float residual_force_max;  ///< Convergence of the last step: largest local force residual, N (-1: not measured).
-    double residual_force_sum; ///< The same summed over all particles, N (-1: not measured).
-    float* residual_norms;     ///< CPU step scratch: 1 per particle (residual_norms_cap).
+    dfm_step_guard guard;         ///< Rollback copy for steps that go non-finite (CPU-side steps).
+    int64_t nonfinite_steps;      ///< Steps refused and rolled back for a non-finite state.
+    float residual_force_max;     ///< Convergence of the last step: largest local force residual, N (-1: not measured).
+    double residual_force_sum;    ///< The same summed over all particles, N (-1: not measured).
+    float* residual_norms;        ///< CPU step scratch: 1 per particle (residual_norms_cap).
     int32_t* body_record_offsets; ///< CPU step scratch of the body-level solve: body_count + 1.
-    void* body_records;        ///< ... and one dfm_body_record per contact record (body_records_cap).
+    void* body_records;           ///< ... and one dfm_body_record per contact record (body_records_cap).
     int32_t body_record_offsets_cap, body_records_cap;
-    uint8_t* particle_slides;  ///< ... and one flag per particle (particle_slides_cap).
+    uint8_t* particle_slides; ///< ... and one flag per particle (particle_slides_cap).
     int32_t particle_slides_cap;
     int32_t residual_norms_cap;
     char last_error[512];
@@ -62,7 +62,9 @@ struct dfm_world {
 };
 
 /// The body in `slot` of the world's body pool (NULL when the slot is free).
-static inline dfm_body* dfm_world_body_at(const dfm_world* w, int32_t slot) { return (dfm_body*)w->body_pool.items[slot]; }
+static inline dfm_body* dfm_world_body_at(const dfm_world* w, int32_t slot) {
+    return (dfm_body*)w->body_pool.items[slot];
+}
 
 /// The shape in `slot` of the world's shape pool (NULL when the slot is free).
 static inline dfm_shape* dfm_world_shape_at(const dfm_world* w, int32_t slot) {

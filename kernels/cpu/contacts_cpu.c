@@ -41,10 +41,12 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
 
 /// Detects global candidate g (particle, edge and face candidates share one index space).
 static void detect_one(const dfm_contact_view* c, const dfm_detect_input* in, int64_t g) {
-    if (g < c->cand_particle_count) dfm_detect_particle(c, in, (int32_t)g);
+    if (g < c->cand_particle_count)
+        dfm_detect_particle(c, in, (int32_t)g);
     else if (g < (int64_t)c->cand_particle_count + c->cand_edge_count)
         dfm_detect_edge(c, in, (int32_t)(g - c->cand_particle_count));
-    else dfm_detect_face(c, in, (int32_t)(g - c->cand_particle_count - c->cand_edge_count));
+    else
+        dfm_detect_face(c, in, (int32_t)(g - c->cand_particle_count - c->cand_edge_count));
 }
 
 /// A view whose record arrays start at record `offset` of `s` (room for `room` records).
@@ -115,7 +117,9 @@ void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_
                                     float* guess_gap, int threads) {
     (void)threads;
 #if defined(_OPENMP)
+// clang-format off
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && particle_count >= DFM_CPU_PARALLEL_MIN)
+// clang-format on
 #endif
     for (int32_t i = 0; i < particle_count; ++i) dfm_contact_guess_particle(c, i, guess_normal, guess_gap);
 }
@@ -137,8 +141,8 @@ void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* d
     for (int32_t k = 0; k < n; ++k) dfm_contact_update_penalty(c, d, k);
 }
 
-void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h,
-                                    const int32_t* color_particles, int32_t begin, int32_t end, int32_t color) {
+void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h, const int32_t* color_particles,
+                                    int32_t begin, int32_t end, int32_t color) {
     const dfm_contact_view* c = cc->view;
     for (int32_t k = begin; k < end; ++k) {
         int32_t p = color_particles[k];
@@ -172,7 +176,7 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, 
 }
 
 void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, float h,
-                              int32_t color_count, const int32_t* color_offsets, const int32_t* color_particles) {
+                               int32_t color_count, const int32_t* color_offsets, const int32_t* color_particles) {
     const dfm_contact_view* c = cc->view;
     if (c->flags & DFM_DISABLE_STATIC_FRICTION) return;
     const int nt = cc->threads > 0 ? cc->threads : 1;

@@ -10,27 +10,28 @@
 /// Contact work attached to one CPU advance (NULL in dfm_cpu_vbd_advance = no contacts).
 typedef struct dfm_cpu_contacts {
     const dfm_contact_view* view;
-    int gather;                   ///< 1: per-particle lists (gather); 0: legacy per-color scatter.
-    const int32_t* particle_color;///< Color of each particle (scatter path).
-    float* acc_f;                 ///< Scatter accumulators: 3 per particle.
-    float* acc_H;                 ///< 9 per particle.
-    float* guess_normal;          ///< 3 per particle: contact normal for the initial guess (written by detection).
-    float* guess_gap;             ///< Per particle: distance to contact along guess_normal (m, >= 0).
-    float* record_force;          ///< Scratch, 3 per record: force at the final iterate.
-    float* node_part;             ///< Scratch, 9 per record (3 per node): force attributed to each corner's node.
-    float* residual;              ///< Scratch, 3 per particle (reaction pass 2a).
-    float* node_friction;         ///< 9 per record (3 per node): friction force of the projection on each node's particle, N.
-    float* body_extra;            ///< Scratch, 3 per body (reaction pass 2b).
+    int gather;                    ///< 1: per-particle lists (gather); 0: legacy per-color scatter.
+    const int32_t* particle_color; ///< Color of each particle (scatter path).
+    float* acc_f;                  ///< Scatter accumulators: 3 per particle.
+    float* acc_H;                  ///< 9 per particle.
+    float* guess_normal;           ///< 3 per particle: contact normal for the initial guess (written by detection).
+    float* guess_gap;              ///< Per particle: distance to contact along guess_normal (m, >= 0).
+    float* record_force;           ///< Scratch, 3 per record: force at the final iterate.
+    float* node_part;              ///< Scratch, 9 per record (3 per node): force attributed to each corner's node.
+    float* residual;               ///< Scratch, 3 per particle (reaction pass 2a).
+    float* node_friction;          ///< 9 per record (3 per node): friction force of the projection on each node's
+                                   ///< particle, N.
+    float* body_extra;             ///< Scratch, 3 per body (reaction pass 2b).
     int32_t body_count;
-    const int32_t* body_offsets;  ///< body_count + 1.
-    const int32_t* particle_body; ///< Body of each particle.
+    const int32_t* body_offsets;     ///< body_count + 1.
+    const int32_t* particle_body;    ///< Body of each particle.
     const dfm_contact_view* scratch; ///< Optional: record arrays sized to all candidates, for the parallel
-                                  ///< detection (NULL = serial detection).
-    int threads;                  ///< OpenMP workers for the parallel detection.
-    double* shape_impulse;        ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
-    double particle_impulse[3];   ///< Out: contact impulse on particles, accumulated.
-    float max_penetration;        ///< Out: largest penetration at the end of the advance, m.
-    int32_t kind_counts[3];       ///< Out: particle, edge, face records of the advance.
+                                     ///< detection (NULL = serial detection).
+    int threads;                     ///< OpenMP workers for the parallel detection.
+    double* shape_impulse;           ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
+    double particle_impulse[3];      ///< Out: contact impulse on particles, accumulated.
+    float max_penetration;           ///< Out: largest penetration at the end of the advance, m.
+    int32_t kind_counts[3];          ///< Out: particle, edge, face records of the advance.
 } dfm_cpu_contacts;
 
 /// Detection over all candidates (serial, so records come out in candidate order).
@@ -57,13 +58,13 @@ void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* d
 
 /// Legacy scatter for one color: zeroes the color's accumulators, then every active record adds
 /// w f and w^2 H to its corners of that color.
-void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h,
-                                    const int32_t* color_particles, int32_t begin, int32_t end, int32_t color);
+void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h, const int32_t* color_particles,
+                                    int32_t begin, int32_t end, int32_t color);
 
 /// Coulomb friction projection after the iterations, before finalize: color by color, each
 /// particle of the color walks its list (dfm_contact_friction_particle).
 void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, float h,
-                              int32_t color_count, const int32_t* color_offsets, const int32_t* color_particles);
+                               int32_t color_count, const int32_t* color_offsets, const int32_t* color_particles);
 
 /// End of an advance: reactions on shapes (momentum-consistent: each touching particle's final
 /// residual force, split over its records), contact impulse on particles, penetration.

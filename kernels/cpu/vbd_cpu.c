@@ -88,9 +88,12 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
     bs->record_offsets[0] = 0;
     for (int32_t b = 0; b < nb; ++b)
         bs->record_offsets[b + 1] =
-            bs->record_offsets[b] + (c ? dfm_body_gather_records(c, view->d, bs->body_offsets[b], bs->body_offsets[b + 1], NULL) : 0);
+            bs->record_offsets[b] +
+            (c ? dfm_body_gather_records(c, view->d, bs->body_offsets[b], bs->body_offsets[b + 1], NULL) : 0);
 #if defined(_OPENMP)
+// clang-format off
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nb > 1 && view->particle_count >= DFM_CPU_PARALLEL_MIN)
+// clang-format on
 #endif
     for (int32_t b = 0; b < nb; ++b) {
         const int32_t first = bs->body_offsets[b], end = bs->body_offsets[b + 1];
@@ -118,8 +121,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.v = view->v;
         in.radius = view->radius;
         in.h = view->h;
-        const int64_t candidates =
-            (int64_t)cc->view->cand_particle_count + cc->view->cand_edge_count + cc->view->cand_face_count;
+        const int64_t candidates = (int64_t)cc->view->cand_particle_count + cc->view->cand_edge_count +
+                                   cc->view->cand_face_count;
         if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
             dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
         else
@@ -151,14 +154,14 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         if (cc && cc->view->penalty_beta > 0.0f) dfm_cpu_contacts_update_penalties(cc->view, view->d);
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
-            if (cc && !cc->gather)
-                dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
+            if (cc && !cc->gather) dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
             solve_color(view, cc, color_particles, begin, end, nt);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
     }
     if (cc) {
-        dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets, color_particles);
+        dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
+                                  color_particles);
         dfm_cpu_contacts_finalize(cc, view);
     }
     if (conv) measure_convergence(view, cc, conv, nt);

@@ -28,10 +28,10 @@ typedef struct dfm_cpu_convergence {
 /// kernels/shared/body_translation.h); NULL in dfm_cpu_vbd_advance = off.
 typedef struct dfm_cpu_body_solve {
     int32_t body_count;
-    const int32_t* body_offsets;  ///< body_count + 1: particle ranges.
-    int32_t* record_offsets;      ///< Scratch, body_count + 1: each body's first record in `records`.
-    dfm_body_record* records;     ///< Scratch: room for every active record of the advance.
-    uint8_t* particle_slides;     ///< Per particle: written 1 for the particles of a body found sliding.
+    const int32_t* body_offsets; ///< body_count + 1: particle ranges.
+    int32_t* record_offsets;     ///< Scratch, body_count + 1: each body's first record in `records`.
+    dfm_body_record* records;    ///< Scratch: room for every active record of the advance.
+    uint8_t* particle_slides;    ///< Per particle: written 1 for the particles of a body found sliding.
 } dfm_cpu_body_solve;
 
 /// Runs one VBD advance on the host arrays of `view`: contact detection and per-particle lists
@@ -42,8 +42,8 @@ typedef struct dfm_cpu_body_solve {
 /// `threads` > 0 limits OpenMP workers. Bitwise deterministic for any thread count: particles of
 /// one color are independent. `convergence` (NULL = not measured) is filled at the end. `bodies`
 /// (NULL = off) adds the body-level translation solve after every sweep.
-void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count, const int32_t* color_offsets,
-                         const int32_t* color_particles, int32_t iterations, float alpha, int32_t threads,
-                         dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies);
+void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count,
+                         const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
+                         int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies);
 
 #endif

@@ -79,7 +79,8 @@ void dfm_cpu_xpbd_solve_elements(const dfm_xpbd_view* v, float h) {
     for (int32_t e = 0; e < v->dist_count; ++e) {
         const int32_t* p = v->dist + 2 * e;
         dfm_v3 grad[2];
-        float C = dfm_xpbd_distance(dfm_v3_load(v->x + 3 * p[0]), dfm_v3_load(v->x + 3 * p[1]), v->dist_rest[e], &grad[0]);
+        float C = dfm_xpbd_distance(dfm_v3_load(v->x + 3 * p[0]), dfm_v3_load(v->x + 3 * p[1]), v->dist_rest[e],
+                                    &grad[0]);
         grad[1] = dfm_v3_neg(grad[0]);
         project(v, p, grad, 2, C, v->dist_alpha[e], v->dist_beta[e], h);
     }
@@ -134,7 +135,8 @@ static int friction_left_to_corner(const dfm_contact_view* c, const dfm_xpbd_vie
             dfm_xform pose = dfm_xform_mul(dfm_xform_lerp(s->body_start, s->body_end, u1), s->local);
             dfm_v3 xp = dfm_v3_load(v->x + 3 * p);
             float one = 1.0f;
-            if (dfm_xpbd_contact_sdf(&s->geom, pose, &xp, &one, 1, c->radius[o] + s->margin, (dfm_v3*)0) < 0.0f) return 1;
+            if (dfm_xpbd_contact_sdf(&s->geom, pose, &xp, &one, 1, c->radius[o] + s->margin, (dfm_v3*)0) < 0.0f)
+                return 1;
         }
     }
     return 0;

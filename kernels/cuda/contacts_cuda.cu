@@ -221,7 +221,8 @@ __global__ void body_extra_kernel(dfm_contact_view c, dfm_vbd_view v, const floa
                                   int32_t bodies, float* extra) {
     int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b < bodies)
-        dfm_contact_body_extra(&c, &v, record_force, node_friction, residual, offsets[b], offsets[b + 1], extra + 3 * b);
+        dfm_contact_body_extra(&c, &v, record_force, node_friction, residual, offsets[b], offsets[b + 1],
+                               extra + 3 * b);
 }
 
 __global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, const float* record_force,
@@ -229,7 +230,8 @@ __global__ void reaction_particle_kernel(dfm_contact_view c, dfm_vbd_view v, con
                                          const int32_t* particle_body, float* node_part) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < v.particle_count)
-        dfm_contact_reaction_particle(&c, &v, record_force, node_friction, body_extra + 3 * particle_body[i], node_part, i);
+        dfm_contact_reaction_particle(&c, &v, record_force, node_friction, body_extra + 3 * particle_body[i], node_part,
+                                      i);
 }
 
 /// Last advance: the largest local force residual (atomicMax on the bits of non-negative floats:
@@ -286,8 +288,10 @@ __global__ void wrench_store_kernel(dfm_contact_view c, const float* d, const fl
 /// that the exclusive scan's last entry is the total.
 __global__ void run_chunks_kernel(int32_t runs, const int32_t* run_begin, const int32_t* run_end, int32_t* chunks) {
     int32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r < runs) chunks[r] = (run_end[r] - run_begin[r] + DFM_WRENCH_CHUNK - 1) / DFM_WRENCH_CHUNK;
-    else if (r == runs) chunks[r] = 0;
+    if (r < runs)
+        chunks[r] = (run_end[r] - run_begin[r] + DFM_WRENCH_CHUNK - 1) / DFM_WRENCH_CHUNK;
+    else if (r == runs)
+        chunks[r] = 0;
 }
 
 /// Deterministic, 3: one warp per chunk of a run sums its records' wrench impulses in a fixed
@@ -303,8 +307,10 @@ __global__ void chunk_sum_kernel(int32_t runs, const int32_t* run_begin, const i
         int32_t lo = 0, hi = runs; /* the run r with chunk_offset[r] <= g < chunk_offset[r + 1] */
         while (hi - lo > 1) {
             int32_t mid = (lo + hi) / 2;
-            if (chunk_offset[mid] <= g) lo = mid;
-            else hi = mid;
+            if (chunk_offset[mid] <= g)
+                lo = mid;
+            else
+                hi = mid;
         }
         const int32_t first = run_begin[lo] + (g - chunk_offset[lo]) * DFM_WRENCH_CHUNK;
         const int32_t last = min(first + DFM_WRENCH_CHUNK, run_end[lo]);
@@ -406,8 +412,8 @@ void dfm_cuda_contacts_free(dfm_cuda_contacts* c) {
     memset(c, 0, sizeof(*c));
 }
 
-int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count,
-                             int32_t sms, cudaStream_t st, char* err, size_t err_size) {
+int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count, int32_t sms,
+                             cudaStream_t st, char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaStreamSynchronize(st)); /* nothing in flight may still use the old buffers */
     dfm_cuda_contacts_free(c);
     if (d->shape_count <= 0 || d->capacity <= 0) return 0;
@@ -445,7 +451,8 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     e = e ? e : dev_alloc(c, &c->feat_particles, d->feat_particle_count, d->feat_particles, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->feat_edges, 2 * (int64_t)d->feat_edge_count, d->feat_edges, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->feat_faces, 3 * (int64_t)d->feat_face_count, d->feat_faces, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->cand_particle, 2 * (int64_t)d->cand_particle_count, d->cand_particle, st, err, err_size);
+    e = e ? e
+          : dev_alloc(c, &c->cand_particle, 2 * (int64_t)d->cand_particle_count, d->cand_particle, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->cand_edge, 2 * (int64_t)d->cand_edge_count, d->cand_edge, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->cand_face, 2 * (int64_t)d->cand_face_count, d->cand_face, st, err, err_size);
     e = e ? e : alloc_records(c, &c->rec, cap, st, err, err_size);
@@ -611,9 +618,10 @@ int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cu
         flag_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_total);
         DFM_CUDA_TRY(cudaGetLastError());
         size_t bytes = c->scan_temp_bytes;
-        DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->cand_flag, c->cand_slot, (int)c->cand_total, st));
+        DFM_CUDA_TRY(
+            cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->cand_flag, c->cand_slot, (int)c->cand_total, st));
         permute_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_slot,
-                                                                     c->cand_total, c->capacity, c->raw, c->rec);
+                                                                    c->cand_total, c->capacity, c->raw, c->rec);
         DFM_CUDA_TRY(cudaGetLastError());
     }
     return 0;
@@ -698,9 +706,8 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
     reaction_particle_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(
         v, a->vbd, c->record_force, c->node_friction, a->body_extra, a->particle_body, c->node_part);
     if (a->residual_pass)
-        local_residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(v, a->vbd, c->record_force, a->residual,
-                                                                               c->node_friction, a->residual_norm,
-                                                                               kinds + 4);
+        local_residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(
+            v, a->vbd, c->record_force, a->residual, c->node_friction, a->residual_norm, kinds + 4);
     DFM_CUDA_TRY(cudaGetLastError());
     if (!a->deterministic) {
         wrench_atomic_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, c->node_part, a->vbd.h, c->shape_impulse, full);
@@ -714,8 +721,9 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
         DFM_CUDA_TRY(cudaGetLastError());
         size_t bytes = c->scan_temp_bytes;
         DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->run_chunks, c->chunk_offset, runs + 1, st));
-        const int64_t warps = c->chunk_capacity < 4LL * c->prefix_blocks * (BLOCK / 32) ? c->chunk_capacity
-                                                                                       : 4LL * c->prefix_blocks * (BLOCK / 32);
+        const int64_t warps = c->chunk_capacity < 4LL * c->prefix_blocks * (BLOCK / 32)
+                                  ? c->chunk_capacity
+                                  : 4LL * c->prefix_blocks * (BLOCK / 32);
         chunk_sum_kernel<<<(unsigned)((warps * 32 + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
             runs, c->shape_begin, c->shape_end, c->chunk_offset, c->record_wrench, a->vbd.h, c->chunk_sum);
         DFM_CUDA_TRY(cudaGetLastError());
@@ -727,8 +735,8 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
 }
 
 int dfm_cuda_contacts_download(dfm_cuda_contacts* c, int32_t advances, int32_t* emitted, int32_t kinds[3],
-                               int32_t* max_pen_bits, int32_t* residual_bits, double* shape_impulse, cudaStream_t st, char* err,
-                               size_t err_size) {
+                               int32_t* max_pen_bits, int32_t* residual_bits, double* shape_impulse, cudaStream_t st,
+                               char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaMemcpyAsync(emitted, c->counters, (size_t)advances * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
     DFM_CUDA_TRY(cudaMemcpyAsync(kinds, c->counters + c->counter_advances - DFM_CUDA_COUNTER_TAIL, 3 * sizeof(int32_t),
                                  cudaMemcpyDeviceToHost, st));

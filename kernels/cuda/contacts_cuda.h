@@ -30,55 +30,55 @@ struct dfm_cuda_contacts {
     dfm_shape_rt* rt;
     dfm_shape_rt* rt_staging;
     int32_t rt_advances;
-    size_t rt_bytes;                ///< Device bytes of rt.
-    const float** grid_values;      ///< Host array: device copy of each shape's SDF grid (NULL if none).
+    size_t rt_bytes;           ///< Device bytes of rt.
+    const float** grid_values; ///< Host array: device copy of each shape's SDF grid (NULL if none).
     /* topology */
     int32_t *feat_particles, *feat_edges, *feat_faces, *cand_particle, *cand_edge, *cand_face;
-    dfm_cuda_records rec;           ///< Canonical records (what every pass after detection reads).
-    int deterministic;              ///< The deterministic-mode buffers below exist.
-    dfm_cuda_records raw;           ///< Deterministic mode: detection's output, compacted into rec.
+    dfm_cuda_records rec;                         ///< Canonical records (what every pass after detection reads).
+    int deterministic;                            ///< The deterministic-mode buffers below exist.
+    dfm_cuda_records raw;                         ///< Deterministic mode: detection's output, compacted into rec.
     int32_t *cand_record, *cand_flag, *cand_slot; ///< Deterministic compaction, per candidate.
     int32_t *head, *next;
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
     float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;
-    float* node_friction;           ///< 9 per record (3 per node): friction force of the projection, N.
-    int32_t *shape_begin, *shape_end; ///< Deterministic: bounds of the (kind, shape) record runs, [3][shapes].
+    float* node_friction;               ///< 9 per record (3 per node): friction force of the projection, N.
+    int32_t *shape_begin, *shape_end;   ///< Deterministic: bounds of the (kind, shape) record runs, [3][shapes].
     int32_t *run_chunks, *chunk_offset; ///< Deterministic: chunks per run and their exclusive scan, [3 shapes + 1].
-    double* chunk_sum;                ///< Deterministic: 6 wrench-impulse sums per chunk.
-    int64_t chunk_capacity;           ///< Chunks that chunk_sum holds (capacity / chunk + 3 shapes).
+    double* chunk_sum;                  ///< Deterministic: 6 wrench-impulse sums per chunk.
+    int64_t chunk_capacity;             ///< Chunks that chunk_sum holds (capacity / chunk + 3 shapes).
     /* results */
-    int32_t* counters;              ///< [advances] emitted per advance, then the DFM_CUDA_COUNTER_TAIL step
-                                    ///< counters: kinds[3], max penetration bits, max residual bits.
+    int32_t* counters; ///< [advances] emitted per advance, then the DFM_CUDA_COUNTER_TAIL step
+                       ///< counters: kinds[3], max penetration bits, max residual bits.
     int32_t counter_advances;
-    double* shape_impulse;          ///< 6 per shape.
+    double* shape_impulse; ///< 6 per shape.
     void* scan_temp;
     size_t scan_temp_bytes;
-    int32_t prefix_blocks;          ///< Fixed grid of the grid-stride passes over the active prefix.
-    int64_t device_bytes;           ///< Device memory held, bytes.
-    void** allocations;             ///< Every cudaMalloc of the pipeline (grown on the host as needed).
+    int32_t prefix_blocks; ///< Fixed grid of the grid-stride passes over the active prefix.
+    int64_t device_bytes;  ///< Device memory held, bytes.
+    void** allocations;    ///< Every cudaMalloc of the pipeline (grown on the host as needed).
     int allocation_count, allocation_capacity;
 };
 
 /// Everything one advance's contact passes need.
 struct dfm_cuda_advance {
-    dfm_contact_view view;          ///< Device pointers; shapes and count for this advance.
-    dfm_vbd_view vbd;               ///< Device pointers, h set.
-    const int32_t* particle_color;  ///< Device.
+    dfm_contact_view view;         ///< Device pointers; shapes and count for this advance.
+    dfm_vbd_view vbd;              ///< Device pointers, h set.
+    const int32_t* particle_color; ///< Device.
     int32_t body_count;
-    const int32_t* body_offsets;    ///< Device, body_count + 1.
-    const int32_t* particle_body;   ///< Device.
-    float* residual;                ///< Device scratch, 3 per particle.
-    float* body_extra;              ///< Device scratch, 3 per body.
-    int residual_pass;              ///< 1: compute the local force residuals (last advance of a step).
-    float* residual_norm;           ///< Device, 1 per particle: each one's local force residual (residual_pass), N.
+    const int32_t* body_offsets;  ///< Device, body_count + 1.
+    const int32_t* particle_body; ///< Device.
+    float* residual;              ///< Device scratch, 3 per particle.
+    float* body_extra;            ///< Device scratch, 3 per body.
+    int residual_pass;            ///< 1: compute the local force residuals (last advance of a step).
+    float* residual_norm;         ///< Device, 1 per particle: each one's local force residual (residual_pass), N.
     int deterministic;
 };
 
 /// (Re)allocates and uploads; shape_count 0 frees everything. `sms` is the device's multiprocessor
 /// count (sizes the fixed grid of the prefix passes); `stream` orders the copies. The buffers of
 /// deterministic mode exist only when d->deterministic is set.
-int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count,
-                             int32_t sms, cudaStream_t stream, char* err, size_t err_size);
+int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc* d, int32_t particle_count, int32_t sms,
+                             cudaStream_t stream, char* err, size_t err_size);
 
 /// Frees every device and pinned buffer.
 void dfm_cuda_contacts_free(dfm_cuda_contacts* c);
@@ -120,7 +120,7 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
 
 /// Copies the step's results to the host (enqueued; valid after the stream synchronizes).
 int dfm_cuda_contacts_download(dfm_cuda_contacts* c, int32_t advances, int32_t* emitted, int32_t kinds[3],
-                               int32_t* max_pen_bits, int32_t* residual_bits, double* shape_impulse, cudaStream_t st, char* err,
-                               size_t err_size);
+                               int32_t* max_pen_bits, int32_t* residual_bits, double* shape_impulse, cudaStream_t st,
+                               char* err, size_t err_size);
 
 #endif

@@ -15,13 +15,13 @@ static inline int dfm_cuda_result(cudaError_t e) {
 }
 
 /// Evaluates a CUDA call; on error records it in (err, err_size) and returns from the function.
-#define DFM_CUDA_TRY(call)                                                                                \
-    do {                                                                                                  \
-        cudaError_t e_ = (call);                                                                          \
-        if (e_ != cudaSuccess) {                                                                          \
+#define DFM_CUDA_TRY(call)                                                                               \
+    do {                                                                                                 \
+        cudaError_t e_ = (call);                                                                         \
+        if (e_ != cudaSuccess) {                                                                         \
             snprintf(err, err_size, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            return dfm_cuda_result(e_);                                                                   \
-        }                                                                                                 \
+            return dfm_cuda_result(e_);                                                                  \
+        }                                                                                                \
     } while (0)
 
 #endif

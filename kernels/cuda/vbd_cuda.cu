@@ -37,47 +37,47 @@ struct dfm_cuda_backend {
     int device;
     cudaStream_t stream;
     int own_stream;
-    dfm_vbd_view view;         ///< Device pointers.
+    dfm_vbd_view view; ///< Device pointers.
     int32_t color_count;
-    int32_t* color_offsets;    ///< Host copy (launch bounds per color).
-    int32_t* color_particles;  ///< Device.
-    int32_t* particle_color;   ///< Device: color of each particle (legacy scatter).
+    int32_t* color_offsets;   ///< Host copy (launch bounds per color).
+    int32_t* color_particles; ///< Device.
+    int32_t* particle_color;  ///< Device: color of each particle (legacy scatter).
     int32_t body_count;
-    int32_t* body_offsets;     ///< Device, body_count + 1.
-    int32_t* particle_body;    ///< Device.
-    float* residual;           ///< Device scratch, 3 per particle (reactions).
-    float* body_extra;         ///< Device scratch, 3 per body (reactions).
-    void* allocations[64];     ///< Everything cudaMalloc'ed for the model.
+    int32_t* body_offsets;  ///< Device, body_count + 1.
+    int32_t* particle_body; ///< Device.
+    float* residual;        ///< Device scratch, 3 per particle (reactions).
+    float* body_extra;      ///< Device scratch, 3 per body (reactions).
+    void* allocations[64];  ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
-    dfm_cuda_contacts contacts;///< Contact pipeline buffers (shape_count 0 = none).
-    int tet_only;              ///< The model has tets and no active triangle or hinge material.
-    int32_t sm_count;          ///< Multiprocessors of the device (read once at creation).
-    int32_t tiled_max_count;   ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
-    int32_t solve_block;       ///< Threads per block of the per-color solve kernels (both variants).
-    int64_t model_bytes;       ///< Device memory of the model mirror, bytes.
-    int profiling;             ///< Time each launch group with CUDA events (eager steps).
-    cudaEvent_t* events;       ///< Profiling pool: 2 per timed group.
-    int* event_phase;          ///< Phase of each timed group.
+    dfm_cuda_contacts contacts; ///< Contact pipeline buffers (shape_count 0 = none).
+    int tet_only;               ///< The model has tets and no active triangle or hinge material.
+    int32_t sm_count;           ///< Multiprocessors of the device (read once at creation).
+    int32_t tiled_max_count;    ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
+    int32_t solve_block;        ///< Threads per block of the per-color solve kernels (both variants).
+    int64_t model_bytes;        ///< Device memory of the model mirror, bytes.
+    int profiling;              ///< Time each launch group with CUDA events (eager steps).
+    cudaEvent_t* events;        ///< Profiling pool: 2 per timed group.
+    int* event_phase;           ///< Phase of each timed group.
     int event_capacity, event_count;
     float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
-    cudaGraphExec_t graph;     ///< Captured step (NULL until captured).
-    float* backup;             ///< Device: x, v, kin_start at the start of the step (9 floats per particle).
-    int32_t* bad_index;        ///< Device, 2: smallest particle left non-finite by the step, smallest left beyond
-                               ///< DFM_MAX_COORD (0x7f7f7f7f: none).
-    float* residual_norm;      ///< Device: each particle's local force residual at the end of the step, N.
-    float* convergence;        ///< Device, 2: largest residual (bits of a non-negative float; worlds without
-                               ///< contacts) and the residuals' sum, N.
-    void* reduce_temp;         ///< cub::DeviceReduce::Sum scratch over residual_norm.
+    cudaGraphExec_t graph;           ///< Captured step (NULL until captured).
+    float* backup;                   ///< Device: x, v, kin_start at the start of the step (9 floats per particle).
+    int32_t* bad_index;              ///< Device, 2: smallest particle left non-finite by the step, smallest left beyond
+                                     ///< DFM_MAX_COORD (0x7f7f7f7f: none).
+    float* residual_norm;            ///< Device: each particle's local force residual at the end of the step, N.
+    float* convergence;              ///< Device, 2: largest residual (bits of a non-negative float; worlds without
+                                     ///< contacts) and the residuals' sum, N.
+    void* reduce_temp;               ///< cub::DeviceReduce::Sum scratch over residual_norm.
     size_t reduce_temp_bytes;
     /* The body-level translation solve (DFM_FEATURE_BODY_TRANSLATION). */
-    int32_t* body_record_count;     ///< Device, body_count + 1: records per body (index b + 1).
-    int32_t* body_record_offset;    ///< Device, body_count + 1: their inclusive scan (body b's first record at [b]).
-    uint8_t* particle_slides;       ///< Device, 1 per particle.
-    dfm_body_record* body_records;  ///< Device, body_records_cap (grown before a step, outside capture).
+    int32_t* body_record_count;    ///< Device, body_count + 1: records per body (index b + 1).
+    int32_t* body_record_offset;   ///< Device, body_count + 1: their inclusive scan (body b's first record at [b]).
+    uint8_t* particle_slides;      ///< Device, 1 per particle.
+    dfm_body_record* body_records; ///< Device, body_records_cap (grown before a step, outside capture).
     int32_t body_records_cap;
     void* body_scan_temp;
     size_t body_scan_temp_bytes;
-    dfm_step_key graph_key;    ///< Step settings the graph was captured with.
+    dfm_step_key graph_key; ///< Step settings the graph was captured with.
 };
 
 static void free_events(dfm_cuda_backend* b);
@@ -98,8 +98,10 @@ __global__ void nonfinite_kernel(const float* x, const float* v, int32_t n, int3
         ok = ok && isfinite(x[3 * i + a]) && isfinite(v[3 * i + a]);
         inside = inside && fabsf(x[3 * i + a]) <= DFM_MAX_COORD;
     }
-    if (!ok) atomicMin(bad, i);
-    else if (!inside) atomicMin(bad + 1, i);
+    if (!ok)
+        atomicMin(bad, i);
+    else if (!inside)
+        atomicMin(bad + 1, i);
 }
 
 /// Last advance of a step without contacts: each particle's local force residual, the norm of
@@ -196,7 +198,7 @@ __global__ void solve_color_tiled_kernel(dfm_vbd_view v, dfm_contact_view c, int
     int32_t slot = two_per_warp ? 2 * warp + half : (half ? -1 : warp);
     if (slot < 0 || slot >= count) return; /* uniform per half warp */
     int32_t i = particles[slot];
-    if (v.mode[i] != 0) return;            /* uniform per half warp */
+    if (v.mode[i] != 0) return; /* uniform per half warp */
     const unsigned mask = 0xFFFFu << (16 * half);
     dfm_v3 fe = dfm_v3_zero();
     dfm_m33 He = dfm_m33_zero();
@@ -232,7 +234,7 @@ static void free_graph(dfm_cuda_backend* b) {
 }
 
 static void free_model(dfm_cuda_backend* b) {
-    free_graph(b); /* its kernel parameters point into the model */
+    free_graph(b);                        /* its kernel parameters point into the model */
     dfm_cuda_contacts_free(&b->contacts); /* sized to the model's particles */
     for (int k = 0; k < b->allocation_count; ++k) cudaFree(b->allocations[k]);
     b->allocation_count = 0;
@@ -269,20 +271,22 @@ static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes
     DFM_CUDA_TRY(cudaMalloc(dst, n));
     b->allocations[b->allocation_count++] = *dst;
     b->model_bytes += (int64_t)n;
-    if (src && bytes) DFM_CUDA_TRY(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, b->stream));
-    else DFM_CUDA_TRY(cudaMemsetAsync(*dst, 0, n, b->stream));
+    if (src && bytes)
+        DFM_CUDA_TRY(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, b->stream));
+    else
+        DFM_CUDA_TRY(cudaMemsetAsync(*dst, 0, n, b->stream));
     return 0;
 }
 
-#define UP(field, count, type)                                                                          \
-    do {                                                                                                \
-        void* p_ = NULL;                                                                                \
-        int r_ = upload(b, &p_, h->field, (size_t)(count) * sizeof(type), err, err_size);              \
-        if (r_) {                                                                                       \
-            free_model(b);                                                                              \
-            return r_;                                                                                  \
-        }                                                                                               \
-        v->field = (type*)p_;                                                                           \
+#define UP(field, count, type)                                                            \
+    do {                                                                                  \
+        void* p_ = NULL;                                                                  \
+        int r_ = upload(b, &p_, h->field, (size_t)(count) * sizeof(type), err, err_size); \
+        if (r_) {                                                                         \
+            free_model(b);                                                                \
+            return r_;                                                                    \
+        }                                                                                 \
+        v->field = (type*)p_;                                                             \
     } while (0)
 
 extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t err_size) {
@@ -509,8 +513,8 @@ extern "C" int dfm_cuda_backend_upload_state(dfm_cuda_backend* b, const dfm_vbd_
     DFM_CUDA_TRY(cudaMemcpyAsync(b->view.x, h->x, 3 * n * sizeof(float), cudaMemcpyHostToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(b->view.v, h->v, 3 * n * sizeof(float), cudaMemcpyHostToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.mode, h->mode, n, cudaMemcpyHostToDevice, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_start, h->kin_start, 3 * n * sizeof(float),
-                                 cudaMemcpyHostToDevice, b->stream));
+    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_start, h->kin_start, 3 * n * sizeof(float), cudaMemcpyHostToDevice,
+                                 b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_target, h->kin_target, 3 * n * sizeof(float),
                                  cudaMemcpyHostToDevice, b->stream));
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
@@ -552,12 +556,12 @@ static int phase_end(dfm_cuda_backend* b, char* err, size_t err_size) {
 }
 
 /// Runs `call` (an int-returning enqueue) inside a timed group of `phase`.
-#define TIMED(phase, call)                                       \
-    do {                                                         \
-        int r_ = phase_begin(b, phase, err, err_size);           \
-        if (!r_) r_ = (call);                                    \
-        if (!r_) r_ = phase_end(b, err, err_size);               \
-        if (r_) return r_;                                       \
+#define TIMED(phase, call)                             \
+    do {                                               \
+        int r_ = phase_begin(b, phase, err, err_size); \
+        if (!r_) r_ = (call);                          \
+        if (!r_) r_ = phase_end(b, err, err_size);     \
+        if (r_) return r_;                             \
     } while (0)
 
 static int launch_predict(dfm_cuda_backend* b, const dfm_vbd_view& v, float alpha, char* err, size_t err_size) {
@@ -613,11 +617,13 @@ __device__ void body_block_sum(double* s_e, float (*s_f)[DFM_BODY_BLOCK]) {
 /// Phi of the body's records at delta with lambda at lag, summed by the block; thread 0 adds the
 /// inertia and gets e, G, A (the shared arrays' element 0 and its outputs). All threads call it.
 __device__ void body_block_phi(const dfm_body_record* rec, int32_t count, float h, dfm_v3 g0, float M, dfm_v3 delta,
-                               dfm_v3 lag, double* s_e, float (*s_f)[DFM_BODY_BLOCK], double* e, dfm_v3* G, dfm_m33* A) {
+                               dfm_v3 lag, double* s_e, float (*s_f)[DFM_BODY_BLOCK], double* e, dfm_v3* G,
+                               dfm_m33* A) {
     double pe = 0.0;
     dfm_v3 pg = dfm_v3_zero();
     dfm_m33 pa = dfm_m33_zero();
-    for (int32_t k = threadIdx.x; k < count; k += DFM_BODY_BLOCK) dfm_body_record_terms(rec + k, h, delta, lag, &pe, &pg, &pa);
+    for (int32_t k = threadIdx.x; k < count; k += DFM_BODY_BLOCK)
+        dfm_body_record_terms(rec + k, h, delta, lag, &pe, &pg, &pa);
     s_e[threadIdx.x] = pe;
     s_f[0][threadIdx.x] = pg.x;
     s_f[1][threadIdx.x] = pg.y;
@@ -654,7 +660,7 @@ __global__ void __launch_bounds__(DFM_BODY_BLOCK)
     __shared__ double s_e[DFM_BODY_BLOCK];
     __shared__ float s_f[12][DFM_BODY_BLOCK];
     __shared__ int32_t s_cnt[DFM_BODY_BLOCK];
-    __shared__ float s_delta[3], s_step[3];
+    __shared__ float s_step[3];
     __shared__ int32_t s_count, s_go;
     const int32_t b = blockIdx.x, tid = threadIdx.x;
     if (b >= nb) return; /* uniform per block */
@@ -750,11 +756,11 @@ __global__ void __launch_bounds__(DFM_BODY_BLOCK)
         dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x + 3 * i), delta), v.x + 3 * i);
         slides[i] = (uint8_t)slide;
     }
-    (void)s_delta;
 }
 
 /// Record offsets of the body-level solve for this advance (count kernel and an inclusive scan).
-static int launch_body_offsets(dfm_cuda_backend* b, const dfm_cuda_advance& a, int contacts, char* err, size_t err_size) {
+static int launch_body_offsets(dfm_cuda_backend* b, const dfm_cuda_advance& a, int contacts, char* err,
+                               size_t err_size) {
     const int32_t nb = b->body_count;
     body_count_kernel<<<(unsigned)((nb + DFM_CUDA_BLOCK) / DFM_CUDA_BLOCK), DFM_CUDA_BLOCK, 0, b->stream>>>(
         a.view, a.vbd, b->body_offsets, nb, contacts, b->body_record_count);
@@ -769,9 +775,8 @@ static int launch_body_translate(dfm_cuda_backend* b, const dfm_cuda_advance& a,
                                  size_t err_size) {
     const int32_t nb = b->body_count;
     if (nb == 0) return 0;
-    body_translate_kernel<<<(unsigned)nb, DFM_BODY_BLOCK, 0, b->stream>>>(a.view, a.vbd, b->body_offsets, nb, contacts,
-                                                                         b->body_record_offset, b->body_records,
-                                                                         b->particle_slides);
+    body_translate_kernel<<<(unsigned)nb, DFM_BODY_BLOCK, 0, b->stream>>>(
+        a.view, a.vbd, b->body_offsets, nb, contacts, b->body_record_offset, b->body_records, b->particle_slides);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }
@@ -786,8 +791,9 @@ static int launch_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode
                         int32_t count, char* err, size_t err_size) {
     dfm_cuda_contacts* c = &b->contacts;
     if (count > b->tiled_max_count) {
-        solve_color_serial_kernel<<<(unsigned)((count + b->solve_block - 1) / b->solve_block), b->solve_block, 0, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles + begin, count);
+        solve_color_serial_kernel<<<(unsigned)((count + b->solve_block - 1) / b->solve_block), b->solve_block, 0,
+                                    b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles + begin,
+                                                 count);
         DFM_CUDA_TRY(cudaGetLastError());
         return 0;
     }
@@ -796,10 +802,10 @@ static int launch_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode
     const unsigned grid = (unsigned)((threads + b->solve_block - 1) / b->solve_block);
     if (b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL))
         solve_color_tiled_kernel<1><<<grid, b->solve_block, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
-                                                                           b->color_particles + begin, count, two);
+                                                                            b->color_particles + begin, count, two);
     else
         solve_color_tiled_kernel<0><<<grid, b->solve_block, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H,
-                                                                           b->color_particles + begin, count, two);
+                                                                            b->color_particles + begin, count, two);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }
@@ -915,9 +921,8 @@ extern "C" int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t subst
 }
 
 extern "C" int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, int32_t* corners, float* bary,
-                                                  int32_t* shape, float* normal, float* body_point,
-                                                  float* record_force, float* node_friction, char* err,
-                                                  size_t err_size) {
+                                                  int32_t* shape, float* normal, float* body_point, float* record_force,
+                                                  float* node_friction, char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
     const dfm_cuda_contacts* c = &b->contacts;
     if (count <= 0 || c->shape_count == 0) return 0;
@@ -927,12 +932,12 @@ extern "C" int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t c
     DFM_CUDA_TRY(cudaMemcpyAsync(bary, c->rec.bary, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(shape, c->rec.shape, n * sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(normal, c->rec.normal, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(body_point, c->rec.body_point, 3 * n * sizeof(float), cudaMemcpyDeviceToHost,
-                                 b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(record_force, c->record_force, 3 * n * sizeof(float), cudaMemcpyDeviceToHost,
-                                 b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(node_friction, c->node_friction, 9 * n * sizeof(float), cudaMemcpyDeviceToHost,
-                                 b->stream));
+    DFM_CUDA_TRY(
+        cudaMemcpyAsync(body_point, c->rec.body_point, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(
+        cudaMemcpyAsync(record_force, c->record_force, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CUDA_TRY(
+        cudaMemcpyAsync(node_friction, c->node_friction, 9 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
     return 0;
 }
@@ -980,7 +985,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     const size_t n3 = 3u * (size_t)v.particle_count;
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup, v.x, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + n3, v.v, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(b->backup + 2 * n3, v.kin_start, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
+    DFM_CUDA_TRY(
+        cudaMemcpyAsync(b->backup + 2 * n3, v.kin_start, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
     DFM_CUDA_TRY(cudaMemsetAsync(b->bad_index, 0x7f, 2u * sizeof(int32_t), b->stream));
     DFM_CUDA_TRY(cudaMemsetAsync(b->convergence, 0, 2u * sizeof(float), b->stream));
     b->event_count = 0;
@@ -1017,7 +1023,7 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         DFM_CUDA_TRY(cudaGraphLaunch(b->graph, b->stream));
     }
     nonfinite_kernel<<<(unsigned)((v.particle_count + 255) / 256), 256, 0, b->stream>>>(v.x, v.v, v.particle_count,
-                                                                                         b->bad_index);
+                                                                                        b->bad_index);
     DFM_CUDA_TRY(cudaGetLastError());
     int32_t bad[2] = {DFM_CUDA_NO_BAD, DFM_CUDA_NO_BAD};
     DFM_CUDA_TRY(cudaMemcpyAsync(bad, b->bad_index, sizeof(bad), cudaMemcpyDeviceToHost, b->stream));
@@ -1030,11 +1036,12 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         if (r) return r;
     }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
-    if (bad[0] != DFM_CUDA_NO_BAD || bad[1] != DFM_CUDA_NO_BAD) { /* roll back: the device state is the step's start again */
+    if (bad[0] != DFM_CUDA_NO_BAD || bad[1] != DFM_CUDA_NO_BAD) { /* roll back: the device state is the step's
+                                                                     start again */
         float* xs[3] = {v.x, v.v, (float*)v.kin_start};
         for (int k = 0; k < 3; ++k)
-            DFM_CUDA_TRY(cudaMemcpyAsync(xs[k], b->backup + (size_t)k * n3, n3 * sizeof(float), cudaMemcpyDeviceToDevice,
-                                         b->stream));
+            DFM_CUDA_TRY(cudaMemcpyAsync(xs[k], b->backup + (size_t)k * n3, n3 * sizeof(float),
+                                         cudaMemcpyDeviceToDevice, b->stream));
         DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
         const int bounds = bad[0] == DFM_CUDA_NO_BAD;
         if (out) {
@@ -1046,8 +1053,10 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     }
     if (out) {
         memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
-        if (c->shape_count > 0) memcpy(&out->residual_max, &residual_bits, sizeof(float));
-        else out->residual_max = convergence[0]; /* the bits of residual_norm_kernel's max */
+        if (c->shape_count > 0)
+            memcpy(&out->residual_max, &residual_bits, sizeof(float));
+        else
+            out->residual_max = convergence[0]; /* the bits of residual_norm_kernel's max */
         out->residual_sum = convergence[1];
     }
     for (int k = 0; k < DFM_PHASE_COUNT; ++k) b->phase_ms[k] = 0.0f;

@@ -30,12 +30,9 @@ DFM_HD int dfm_shape_sdf_is_convex(const dfm_shape_geom* g) {
     case DFM_GEOM_BOX:
     case DFM_GEOM_CAPSULE:
     case DFM_GEOM_CYLINDER:
-    case DFM_GEOM_CONE:
-        return 1;
-    case DFM_GEOM_PLANE:
-        return g->params[0] <= 0.0f && g->params[1] <= 0.0f;
-    default:
-        return 0;
+    case DFM_GEOM_CONE: return 1;
+    case DFM_GEOM_PLANE: return g->params[0] <= 0.0f && g->params[1] <= 0.0f;
+    default: return 0;
     }
 }
 
@@ -65,8 +62,8 @@ DFM_HD int dfm_shape_aabb_hit(const dfm_shape_rt* s, const float lo[3], const fl
 }
 
 /// Writes a record into the next slot (counted even when it does not fit the capacity).
-DFM_HD void dfm_contact_emit(const dfm_contact_view* c, int32_t cand, int32_t shape, int32_t c0, int32_t c1,
-                             int32_t c2, float w0, float w1, float w2, dfm_v3 n_world, dfm_v3 body_point, float radius,
+DFM_HD void dfm_contact_emit(const dfm_contact_view* c, int32_t cand, int32_t shape, int32_t c0, int32_t c1, int32_t c2,
+                             float w0, float w1, float w2, dfm_v3 n_world, dfm_v3 body_point, float radius,
                              float pen0) {
     int32_t k = DFM_COUNTER_BUMP(c->count);
     if (c->cand_record) c->cand_record[cand] = k;
@@ -143,7 +140,8 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
      * than phi(mid) - |b - a| / 2. */
     dfm_v3 mid = dfm_v3_scale(dfm_v3_add(la, lb), 0.5f);
     if (dfm_detect_sdf(c, &s->geom, mid, (dfm_v3*)0) > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
-    float corner_phi = dfm_fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0));
+    float corner_phi = dfm_fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
+                                 dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0));
     if (dfm_shape_sdf_is_convex(&s->geom)) {
         /* Convex SDF: the tangent plane at the midpoint bounds phi on the edge from below. If even
          * that bound cannot get deeper than the corners by the feature depth, the record would be
@@ -170,29 +168,35 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 a = dfm_v3_load(in->x + 3 * p0), b = dfm_v3_load(in->x + 3 * p1), d = dfm_v3_load(in->x + 3 * p2);
     float r = dfm_fmaxf(in->radius[p0], dfm_fmaxf(in->radius[p1], in->radius[p2]));
-    float speed = dfm_fmaxf(dfm_v3_len(dfm_v3_load(in->v + 3 * p0)),
-                        dfm_fmaxf(dfm_v3_len(dfm_v3_load(in->v + 3 * p1)), dfm_v3_len(dfm_v3_load(in->v + 3 * p2))));
+    float speed = dfm_fmaxf(
+        dfm_v3_len(dfm_v3_load(in->v + 3 * p0)),
+        dfm_fmaxf(dfm_v3_len(dfm_v3_load(in->v + 3 * p1)), dfm_v3_len(dfm_v3_load(in->v + 3 * p2))));
     float thr = r + s->margin + s->gap + speed * in->h;
     if (!(c->flags & DFM_DISABLE_AABB_CULL)) {
-        float lo[3] = {dfm_fminf(a.x, dfm_fminf(b.x, d.x)), dfm_fminf(a.y, dfm_fminf(b.y, d.y)), dfm_fminf(a.z, dfm_fminf(b.z, d.z))};
-        float hi[3] = {dfm_fmaxf(a.x, dfm_fmaxf(b.x, d.x)), dfm_fmaxf(a.y, dfm_fmaxf(b.y, d.y)), dfm_fmaxf(a.z, dfm_fmaxf(b.z, d.z))};
+        float lo[3] = {dfm_fminf(a.x, dfm_fminf(b.x, d.x)), dfm_fminf(a.y, dfm_fminf(b.y, d.y)),
+                       dfm_fminf(a.z, dfm_fminf(b.z, d.z))};
+        float hi[3] = {dfm_fmaxf(a.x, dfm_fmaxf(b.x, d.x)), dfm_fmaxf(a.y, dfm_fmaxf(b.y, d.y)),
+                       dfm_fmaxf(a.z, dfm_fmaxf(b.z, d.z))};
         if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return;
     }
     dfm_xform pose = dfm_shape_pose(s, 0);
     dfm_v3 la = dfm_xform_point_inv(pose, a), lb = dfm_xform_point_inv(pose, b), ld = dfm_xform_point_inv(pose, d);
     dfm_v3 cen = dfm_v3_scale(dfm_v3_add(dfm_v3_add(la, lb), ld), 1.0f / 3.0f);
-    float reach = dfm_fmaxf(dfm_v3_len(dfm_v3_sub(la, cen)), dfm_fmaxf(dfm_v3_len(dfm_v3_sub(lb, cen)), dfm_v3_len(dfm_v3_sub(ld, cen))));
+    float reach = dfm_fmaxf(dfm_v3_len(dfm_v3_sub(la, cen)),
+                            dfm_fmaxf(dfm_v3_len(dfm_v3_sub(lb, cen)), dfm_v3_len(dfm_v3_sub(ld, cen))));
     if (dfm_detect_sdf(c, &s->geom, cen, (dfm_v3*)0) > thr + reach) return;
-    float corner_phi = dfm_fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
-                             dfm_fminf(dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, ld, (dfm_v3*)0)));
+    float corner_phi = dfm_fminf(
+        dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
+        dfm_fminf(dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, ld, (dfm_v3*)0)));
     if (dfm_shape_sdf_is_convex(&s->geom)) {
         /* Convex SDF: the tangent plane at the centroid bounds phi on the face from below (its
          * minimum over the triangle is at a corner). Skip the ~480-evaluation Frank-Wolfe search
          * when even that bound cannot pass the feature-depth test below. */
         dfm_v3 gc;
         float pc = dfm_shape_sdf(&s->geom, cen, &gc);
-        float lower = pc + dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(la, cen)),
-                                 dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(lb, cen)), dfm_v3_dot(gc, dfm_v3_sub(ld, cen))));
+        float lower = pc +
+                      dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(la, cen)),
+                                dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(lb, cen)), dfm_v3_dot(gc, dfm_v3_sub(ld, cen))));
         if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
     }
     float w[3];

@@ -28,7 +28,8 @@ DFM_HD int dfm_contact_kind_index(const dfm_contact_view* c, int32_t k) {
 
 /// Pass 1: stores record k's force at the final iterate (3 floats at record_force + 3k) and
 /// returns its penetration (m; <= 0 when separated).
-DFM_HD float dfm_contact_final_force(const dfm_contact_view* c, const float* d, float h, int32_t k, float* record_force) {
+DFM_HD float dfm_contact_final_force(const dfm_contact_view* c, const float* d, float h, int32_t k,
+                                     float* record_force) {
     dfm_v3 f;
     dfm_m33 H;
     dfm_contact_point_force(c, d, h, k, &f, &H);
@@ -52,7 +53,8 @@ DFM_HD void dfm_contact_particle_residual(const dfm_vbd_view* v, int32_t i, floa
 DFM_HD dfm_v3 dfm_contact_node_force(const dfm_contact_view* c, const float* record_force, const float* node_friction,
                                      int32_t node) {
     dfm_v3 q = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->bary[node]);
-    if (node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION)) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
+    if (node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION))
+        q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
     return q;
 }
 

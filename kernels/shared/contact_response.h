@@ -27,10 +27,10 @@
 
 /// Geometry of a record at the current iterate.
 typedef struct dfm_contact_geom {
-    dfm_v3 D;        ///< Contact point's motion relative to the shape over the advance, world.
-    dfm_v3 b;        ///< Surface point, world, end of advance (for torques).
-    dfm_v3 n;        ///< Normal (world, from detection).
-    float pen;       ///< Penetration, m (> 0 in contact).
+    dfm_v3 D;  ///< Contact point's motion relative to the shape over the advance, world.
+    dfm_v3 b;  ///< Surface point, world, end of advance (for torques).
+    dfm_v3 n;  ///< Normal (world, from detection).
+    float pen; ///< Penetration, m (> 0 in contact).
 } dfm_contact_geom;
 
 /// Evaluates the record's geometry from the particles' displacements d over the advance (3
@@ -95,8 +95,7 @@ DFM_HD void dfm_contact_update_penalty(const dfm_contact_view* c, const float* d
 }
 
 /// Contact force and Hessian on particle i from all records in its list (gather path).
-DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* d, float h, int32_t i, dfm_v3* f,
-                               dfm_m33* H) {
+DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* d, float h, int32_t i, dfm_v3* f, dfm_m33* H) {
     dfm_v3 fs = dfm_v3_zero();
     dfm_m33 Hs = dfm_m33_zero();
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {

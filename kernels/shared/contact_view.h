@@ -18,10 +18,10 @@ typedef struct dfm_shape_rt {
     dfm_xform body_end;   ///< Host body pose at the end of the advance (world).
     float aabb_min[3];    ///< World AABB swept over the step (host's, unioned with the previous one), m.
     float aabb_max[3];
-    float margin, gap;    ///< m.
-    float ke, kd, mu;     ///< N/m, N*s/m, -.
-    int32_t environment;  ///< -1 = all.
-    int32_t is_plane;     ///< Planes bypass the AABB early-out.
+    float margin, gap;   ///< m.
+    float ke, kd, mu;    ///< N/m, N*s/m, -.
+    int32_t environment; ///< -1 = all.
+    int32_t is_plane;    ///< Planes bypass the AABB early-out.
 } dfm_shape_rt;
 
 /// Record kinds, implied by the -1 padding of the corners.
@@ -38,7 +38,7 @@ typedef struct dfm_contact_view {
     /* shapes */
     int32_t shape_count;
     const dfm_shape_rt* shapes;
-    const float* particle_mass;   ///< kg per particle (friction stick stiffness).
+    const float* particle_mass; ///< kg per particle (friction stick stiffness).
     /* features: particles (ids), edges (2 particle ids each), faces (3 particle ids each) */
     const int32_t* feat_particles;
     const int32_t* feat_edges;
@@ -50,27 +50,27 @@ typedef struct dfm_contact_view {
     const int32_t* cand_face;
     /* records */
     int32_t capacity;
-    int32_t* count;               ///< [1]: records emitted this advance (may exceed capacity).
-    int32_t* corners;             ///< 3 per record, -1 padded.
-    float* bary;                  ///< 3 per record.
-    int32_t* shape;               ///< Shape index per record.
-    int32_t* candidate;           ///< Global candidate index per record.
-    float* normal;                ///< 3 per record: world normal at detection.
-    float* body_point;            ///< 3 per record: surface point in the host body frame.
-    float* radius;                ///< Contact radius per record (max over corners), m.
-    float* pen0;                  ///< Penetration at detection (radius + margin - distance), m.
-    float* penalty;               ///< Current penalty stiffness per record, N/m.
-    uint8_t* particle_slides;     ///< Per particle: 1 = the body-level solve found its body sliding, so the
-                                  ///< Coulomb projection leaves its records alone; NULL = none.
-    int32_t* cand_record;         ///< Optional, per candidate: slot its record went to (the CUDA
-                                  ///< deterministic compaction); NULL on the CPU.
+    int32_t* count;           ///< [1]: records emitted this advance (may exceed capacity).
+    int32_t* corners;         ///< 3 per record, -1 padded.
+    float* bary;              ///< 3 per record.
+    int32_t* shape;           ///< Shape index per record.
+    int32_t* candidate;       ///< Global candidate index per record.
+    float* normal;            ///< 3 per record: world normal at detection.
+    float* body_point;        ///< 3 per record: surface point in the host body frame.
+    float* radius;            ///< Contact radius per record (max over corners), m.
+    float* pen0;              ///< Penetration at detection (radius + margin - distance), m.
+    float* penalty;           ///< Current penalty stiffness per record, N/m.
+    uint8_t* particle_slides; ///< Per particle: 1 = the body-level solve found its body sliding, so the
+                              ///< Coulomb projection leaves its records alone; NULL = none.
+    int32_t* cand_record;     ///< Optional, per candidate: slot its record went to (the CUDA
+                              ///< deterministic compaction); NULL on the CPU.
     /* per-particle contact lists (gather path) */
-    int32_t* head;                ///< Per particle: first node (3 * record + corner) or -1.
-    int32_t* next;                ///< Per node: next node or -1.
+    int32_t* head; ///< Per particle: first node (3 * record + corner) or -1.
+    int32_t* next; ///< Per node: next node or -1.
     /* settings */
-    float penalty_beta;           ///< AVBD ramp per iteration.
-    float penalty_start;          ///< Initial penalty when the ramp is on.
-    uint32_t flags;               ///< DFM_DISABLE_* bits.
+    float penalty_beta;  ///< AVBD ramp per iteration.
+    float penalty_start; ///< Initial penalty when the ramp is on.
+    uint32_t flags;      ///< DFM_DISABLE_* bits.
 } dfm_contact_view;
 
 #endif

@@ -26,9 +26,11 @@ DFM_HD dfm_m33 dfm_m33_diag(float s) {
 /// Matrix whose columns are c0, c1, c2.
 DFM_HD dfm_m33 dfm_m33_from_cols(dfm_v3 c0, dfm_v3 c1, dfm_v3 c2) {
     dfm_m33 r;
+    // clang-format off
     r.m[0][0] = c0.x; r.m[0][1] = c1.x; r.m[0][2] = c2.x;
     r.m[1][0] = c0.y; r.m[1][1] = c1.y; r.m[1][2] = c2.y;
     r.m[2][0] = c0.z; r.m[2][1] = c1.z; r.m[2][2] = c2.z;
+    // clang-format on
     return r;
 }
 /// Column j.

@@ -34,8 +34,10 @@ DFM_HD float dfm_sdf_grid_sample(const dfm_sdf_grid_view* g, dfm_v3 p, dfm_v3* g
         t[a] = u - (float)i;
     }
     float v000 = dfm_sdf_grid_node(g, i0[0], i0[1], i0[2]), v100 = dfm_sdf_grid_node(g, i0[0] + 1, i0[1], i0[2]);
-    float v010 = dfm_sdf_grid_node(g, i0[0], i0[1] + 1, i0[2]), v110 = dfm_sdf_grid_node(g, i0[0] + 1, i0[1] + 1, i0[2]);
-    float v001 = dfm_sdf_grid_node(g, i0[0], i0[1], i0[2] + 1), v101 = dfm_sdf_grid_node(g, i0[0] + 1, i0[1], i0[2] + 1);
+    float v010 = dfm_sdf_grid_node(g, i0[0], i0[1] + 1, i0[2]),
+          v110 = dfm_sdf_grid_node(g, i0[0] + 1, i0[1] + 1, i0[2]);
+    float v001 = dfm_sdf_grid_node(g, i0[0], i0[1], i0[2] + 1),
+          v101 = dfm_sdf_grid_node(g, i0[0] + 1, i0[1], i0[2] + 1);
     float v011 = dfm_sdf_grid_node(g, i0[0], i0[1] + 1, i0[2] + 1);
     float v111 = dfm_sdf_grid_node(g, i0[0] + 1, i0[1] + 1, i0[2] + 1);
     float x0 = v000 + (v100 - v000) * t[0], x1 = v010 + (v110 - v010) * t[0];

@@ -16,8 +16,8 @@
 /// closest so far, also writes the segment's unit normal (ez, -ex) / |e| to (nx, nz) if the
 /// projection falls strictly inside the segment (outward for a counter-clockwise polyline), else
 /// (0, 0): the normal is then taken from p - closest point.
-DFM_HD void dfm_sdf_seg2(float px, float pz, float ax, float az, float bx, float bz, float* best2, float* cx,
-                         float* cz, float* nx, float* nz) {
+DFM_HD void dfm_sdf_seg2(float px, float pz, float ax, float az, float bx, float bz, float* best2, float* cx, float* cz,
+                         float* nx, float* nz) {
     float ex = bx - ax, ez = bz - az;
     float t = ((px - ax) * ex + (pz - az) * ez) / (ex * ex + ez * ez);
     int interior = t > 0.0f && t < 1.0f;
@@ -127,8 +127,7 @@ DFM_HD float dfm_shape_sdf(const dfm_shape_geom* s, dfm_v3 p, dfm_v3* grad) {
         if (grad) *grad = l > 1e-20f ? dfm_v3_scale(p, 1.0f / l) : dfm_v3_make(0.0f, 0.0f, 1.0f);
         return l - s->params[0];
     }
-    case DFM_GEOM_BOX:
-        return dfm_sdf_box(p, s->params, grad);
+    case DFM_GEOM_BOX: return dfm_sdf_box(p, s->params, grad);
     case DFM_GEOM_CAPSULE: {
         float h = s->params[1];
         dfm_v3 c = dfm_v3_make(0.0f, 0.0f, dfm_fminf(dfm_fmaxf(p.z, -h), h));
@@ -137,14 +136,10 @@ DFM_HD float dfm_shape_sdf(const dfm_shape_geom* s, dfm_v3 p, dfm_v3* grad) {
         if (grad) *grad = l > 1e-20f ? dfm_v3_scale(d, 1.0f / l) : dfm_v3_make(1.0f, 0.0f, 0.0f);
         return l - s->params[0];
     }
-    case DFM_GEOM_CYLINDER:
-        return dfm_sdf_revolved(p, s->params[0], -s->params[1], s->params[0], s->params[1], grad);
-    case DFM_GEOM_CONE:
-        return dfm_sdf_revolved(p, s->params[0], -s->params[1], 0.0f, s->params[1], grad);
-    case DFM_GEOM_PLANE:
-        return dfm_sdf_plane(p, s->params[0], s->params[1], grad);
-    case DFM_GEOM_MESH:
-        return dfm_sdf_grid_sample(&s->grid, p, grad);
+    case DFM_GEOM_CYLINDER: return dfm_sdf_revolved(p, s->params[0], -s->params[1], s->params[0], s->params[1], grad);
+    case DFM_GEOM_CONE: return dfm_sdf_revolved(p, s->params[0], -s->params[1], 0.0f, s->params[1], grad);
+    case DFM_GEOM_PLANE: return dfm_sdf_plane(p, s->params[0], s->params[1], grad);
+    case DFM_GEOM_MESH: return dfm_sdf_grid_sample(&s->grid, p, grad);
     default:
         if (grad) *grad = dfm_v3_make(0.0f, 0.0f, 1.0f);
         return 3.0e38f;
@@ -154,13 +149,11 @@ DFM_HD float dfm_shape_sdf(const dfm_shape_geom* s, dfm_v3 p, dfm_v3* grad) {
 /// Signed distance only (cheaper where no normal is needed, e.g. culls and line searches).
 DFM_HD float dfm_shape_sdf_value(const dfm_shape_geom* s, dfm_v3 p) {
     switch (s->type) {
-    case DFM_GEOM_SPHERE:
-        return dfm_v3_len(p) - s->params[0];
+    case DFM_GEOM_SPHERE: return dfm_v3_len(p) - s->params[0];
     case DFM_GEOM_PLANE:
         if (s->params[0] <= 0.0f && s->params[1] <= 0.0f) return p.z;
         return dfm_sdf_plane(p, s->params[0], s->params[1], (dfm_v3*)0);
-    default:
-        return dfm_shape_sdf(s, p, (dfm_v3*)0);
+    default: return dfm_shape_sdf(s, p, (dfm_v3*)0);
     }
 }
 

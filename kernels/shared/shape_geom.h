@@ -28,10 +28,10 @@ enum {
 /// A signed-distance grid: values at the nodes origin + (i, j, k) * cell, i fastest.
 /// Negative inside. Outside the grid the distance is extended (see sdf_grid.h).
 typedef struct dfm_sdf_grid_view {
-    float origin[3];        ///< Position of node (0, 0, 0), shape-local, m.
-    float cell;             ///< Node spacing, m.
-    int32_t dims[3];        ///< Nodes per axis (>= 2 each).
-    const float* values;    ///< dims[0]*dims[1]*dims[2] distances, m.
+    float origin[3];     ///< Position of node (0, 0, 0), shape-local, m.
+    float cell;          ///< Node spacing, m.
+    int32_t dims[3];     ///< Nodes per axis (>= 2 each).
+    const float* values; ///< dims[0]*dims[1]*dims[2] distances, m.
 } dfm_sdf_grid_view;
 
 /// Geometry of one shape (plain data; the same struct on host and device).

@@ -19,7 +19,10 @@ typedef struct dfm_xform {
 /// Builds a quaternion from components (x, y, z, w).
 DFM_HD dfm_quat dfm_quat_make(float x, float y, float z, float w) {
     dfm_quat r;
-    r.x = x; r.y = y; r.z = z; r.w = w;
+    r.x = x;
+    r.y = y;
+    r.z = z;
+    r.w = w;
     return r;
 }
 /// The identity rotation.

@@ -36,7 +36,8 @@ DFM_HD int dfm_bending_geom_(const dfm_v3 x[4], float* theta, dfm_v3 grad[4]) {
     dfm_v3 a1 = dfm_v3_sub(x[3], x[1]);
     dfm_v3 b1 = dfm_v3_sub(x[2], x[1]);
     float le2 = dfm_v3_len2(e);
-    float s2 = dfm_fmaxf(dfm_fmaxf(le2, dfm_v3_len2(a0)), dfm_fmaxf(dfm_fmaxf(dfm_v3_len2(b0), dfm_v3_len2(a1)), dfm_v3_len2(b1)));
+    float s2 = dfm_fmaxf(dfm_fmaxf(le2, dfm_v3_len2(a0)),
+                         dfm_fmaxf(dfm_fmaxf(dfm_v3_len2(b0), dfm_v3_len2(a1)), dfm_v3_len2(b1)));
     if (!isfinite(s2) || !(s2 > 0.0f)) return 0;
     dfm_v3 n1 = dfm_v3_cross(a0, b0);
     dfm_v3 n2 = dfm_v3_cross(a1, b1);
@@ -110,8 +111,10 @@ DFM_HD void dfm_bending_force_hessian_thn(const dfm_v3 x[4], float thn, float re
         if (!isnan(thn)) {
             const float pi = 3.14159265358979f;
             float d = th - thn;
-            if (d > pi) d -= 2.0f * pi;
-            else if (d <= -pi) d += 2.0f * pi;
+            if (d > pi)
+                d -= 2.0f * pi;
+            else if (d <= -pi)
+                d += 2.0f * pi;
             float kdl = kd * rest_length / h;
             coef += kdl * d;
             hcoef += kdl;

@@ -23,15 +23,15 @@ typedef struct dfm_cuda_backend dfm_cuda_backend;
 /// What the backend copies at a model upload: host arrays (model and state, through `host`) and
 /// the counts the view does not carry.
 typedef struct dfm_cuda_model_desc {
-    const dfm_vbd_view* host;          ///< Host arrays; h and gravity are ignored.
+    const dfm_vbd_view* host; ///< Host arrays; h and gravity are ignored.
     int32_t tri_count, edge_count, tet_count;
     int32_t color_count;
-    const int32_t* color_offsets;      ///< color_count + 1.
-    const int32_t* color_particles;    ///< particle_count.
-    const int32_t* particle_color;     ///< particle_count: color of each particle.
-    int32_t body_count;                ///< Bodies (contiguous particle ranges).
-    const int32_t* body_offsets;       ///< body_count + 1.
-    const int32_t* particle_body;      ///< particle_count: body of each particle.
+    const int32_t* color_offsets;   ///< color_count + 1.
+    const int32_t* color_particles; ///< particle_count.
+    const int32_t* particle_color;  ///< particle_count: color of each particle.
+    int32_t body_count;             ///< Bodies (contiguous particle ranges).
+    const int32_t* body_offsets;    ///< body_count + 1.
+    const int32_t* particle_body;   ///< particle_count: body of each particle.
 } dfm_cuda_model_desc;
 
 /// Creates a backend on CUDA device `device` using `stream` (a cudaStream_t, NULL = a stream of
@@ -52,51 +52,52 @@ int dfm_cuda_backend_download_state(dfm_cuda_backend* b, float* x, float* v, cha
 
 /// What the backend copies when the contact candidates change (host arrays, read during the call).
 typedef struct dfm_cuda_contacts_desc {
-    int32_t shape_count;                 ///< 0 = no contacts (device buffers are freed).
-    const dfm_shape_rt* shapes;          ///< shape_count; only geom is read (mesh SDF grids are copied).
+    int32_t shape_count;        ///< 0 = no contacts (device buffers are freed).
+    const dfm_shape_rt* shapes; ///< shape_count; only geom is read (mesh SDF grids are copied).
     int32_t feat_particle_count, feat_edge_count, feat_face_count;
-    const int32_t* feat_particles;       ///< Particle ids.
-    const int32_t* feat_edges;           ///< 2 particle ids each.
-    const int32_t* feat_faces;           ///< 3 particle ids each.
+    const int32_t* feat_particles; ///< Particle ids.
+    const int32_t* feat_edges;     ///< 2 particle ids each.
+    const int32_t* feat_faces;     ///< 3 particle ids each.
     int32_t cand_particle_count, cand_edge_count, cand_face_count;
-    const int32_t* cand_particle;        ///< (feature, shape) pairs, 2 ints each.
+    const int32_t* cand_particle; ///< (feature, shape) pairs, 2 ints each.
     const int32_t* cand_edge;
     const int32_t* cand_face;
-    int32_t capacity;                    ///< Contact records per advance.
-    int deterministic;                   ///< Allocate the buffers of deterministic mode (world_def.deterministic).
+    int32_t capacity;  ///< Contact records per advance.
+    int deterministic; ///< Allocate the buffers of deterministic mode (world_def.deterministic).
 } dfm_cuda_contacts_desc;
 
 /// (Re)allocates the contact pipeline's device buffers for `desc` (capacities are fixed here,
 /// never inside a step) and copies candidates, features and mesh SDF grids.
-int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_cuda_contacts_desc* desc, char* err, size_t err_size);
+int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_cuda_contacts_desc* desc, char* err,
+                                     size_t err_size);
 
 /// Settings of one step.
 typedef struct dfm_cuda_step_desc {
-    float dt;                            ///< s.
+    float dt; ///< s.
     int32_t substeps, iterations;
-    float gravity[3];                    ///< m/s^2.
-    uint32_t disable_flags;              ///< DFM_DISABLE_* of the world.
-    uint32_t feature_flags;              ///< DFM_FEATURE_* of the world (body-level translation solve).
-    int deterministic;                   ///< 1: bitwise reproducible contact ordering and reductions.
+    float gravity[3];       ///< m/s^2.
+    uint32_t disable_flags; ///< DFM_DISABLE_* of the world.
+    uint32_t feature_flags; ///< DFM_FEATURE_* of the world (body-level translation solve).
+    int deterministic;      ///< 1: bitwise reproducible contact ordering and reductions.
     /* contacts (ignored when no contacts were uploaded) */
-    dfm_shape_rt* shapes;                ///< Host: substeps * shape_count records, advance-major (grid
-                                         ///< pointers may be host pointers; the backend substitutes its
-                                         ///< copies), best in dfm_cuda_backend_shape_staging's buffer.
-    float penalty_beta, penalty_start;   ///< AVBD ramp (world def).
+    dfm_shape_rt* shapes;              ///< Host: substeps * shape_count records, advance-major (grid
+                                       ///< pointers may be host pointers; the backend substitutes its
+                                       ///< copies), best in dfm_cuda_backend_shape_staging's buffer.
+    float penalty_beta, penalty_start; ///< AVBD ramp (world def).
 } dfm_cuda_step_desc;
 
 /// Results of one step's contacts, copied back at its end.
 typedef struct dfm_cuda_step_results {
-    double* shape_impulse;               ///< Caller's array, 6 per shape: reaction impulse (N s) and angular
-                                         ///< impulse about the host body origin (N m s), summed over the step.
-    int32_t* emitted;                    ///< Caller's array, one per substep: records emitted (may exceed capacity).
-    int32_t kind_counts[3];              ///< Particle, edge, face records of the last advance.
-    float max_penetration;               ///< Largest penetration at the end of the last advance, m.
-    float residual_max;                  ///< Largest local force residual of a dynamic particle after the step, N.
-    float residual_sum;                  ///< Those residuals summed over all particles, N.
-    int32_t refused_particle;            ///< A refused step (DFM_ERROR_NON_FINITE / OUT_OF_BOUNDS): the smallest
-                                         ///< offending particle index.
-    int32_t refused_kind;                ///< 0: it was non-finite; 1: beyond DFM_MAX_COORD.
+    double* shape_impulse;    ///< Caller's array, 6 per shape: reaction impulse (N s) and angular
+                              ///< impulse about the host body origin (N m s), summed over the step.
+    int32_t* emitted;         ///< Caller's array, one per substep: records emitted (may exceed capacity).
+    int32_t kind_counts[3];   ///< Particle, edge, face records of the last advance.
+    float max_penetration;    ///< Largest penetration at the end of the last advance, m.
+    float residual_max;       ///< Largest local force residual of a dynamic particle after the step, N.
+    float residual_sum;       ///< Those residuals summed over all particles, N.
+    int32_t refused_particle; ///< A refused step (DFM_ERROR_NON_FINITE / OUT_OF_BOUNDS): the smallest
+                              ///< offending particle index.
+    int32_t refused_kind;     ///< 0: it was non-finite; 1: beyond DFM_MAX_COORD.
 } dfm_cuda_step_results;
 
 /// Host buffer (pinned) for `substeps` advances of shape records, advance-major, that the next
@@ -124,8 +125,16 @@ int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* desc, d
                           size_t err_size);
 
 /// Phases of the step timed by the profiler (dfm_phase_times order).
-enum { DFM_PHASE_DETECTION, DFM_PHASE_LISTS, DFM_PHASE_DUALS, DFM_PHASE_SOLVE, DFM_PHASE_FRICTION,
-       DFM_PHASE_REACTIONS, DFM_PHASE_OTHER, DFM_PHASE_COUNT };
+enum {
+    DFM_PHASE_DETECTION,
+    DFM_PHASE_LISTS,
+    DFM_PHASE_DUALS,
+    DFM_PHASE_SOLVE,
+    DFM_PHASE_FRICTION,
+    DFM_PHASE_REACTIONS,
+    DFM_PHASE_OTHER,
+    DFM_PHASE_COUNT
+};
 
 /// Turns CUDA-event timing of each launch group on or off (steps then run eagerly).
 int dfm_cuda_backend_set_profiling(dfm_cuda_backend* b, int enabled, char* err, size_t err_size);

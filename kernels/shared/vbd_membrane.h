@@ -91,9 +91,8 @@ DFM_HD float dfm_membrane_energy(const dfm_v3 x[3], const float dinv[4], float a
 /// from dfm_tri_rest_compute; mu, lambda: Lame parameters in N/m; kd: absolute damping
 /// coefficient in N*s/m (Newton's tri_kd; dissipation kd*A/(2h) * |F^T F - Fn^T Fn|_F^2);
 /// h: step length in s. An out-of-range vi adds nothing.
-DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], const float dinv[4], float area,
-                                       float mu, float lambda, float kd, float h, int vi, dfm_v3* f,
-                                       dfm_m33* H) {
+DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], const float dinv[4], float area, float mu,
+                                       float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
     float a, b; /* dF/dx_vi = [a I, b I] column-wise */
     if (vi == 0) {
         a = -(dinv[0] + dinv[2]);

@@ -31,7 +31,7 @@ DFM_HD int dfm_tet_rest_compute(dfm_v3 x0, dfm_v3 x1, dfm_v3 x2, dfm_v3 x3, floa
     dfm_v3 d3 = dfm_v3_sub(x3, x0);
     float l2 = dfm_fmaxf(dfm_fmaxf(dfm_v3_len2(d1), dfm_v3_len2(d2)), dfm_v3_len2(d3));
     l2 = dfm_fmaxf(l2, dfm_fmaxf(dfm_fmaxf(dfm_v3_len2(dfm_v3_sub(x2, x1)), dfm_v3_len2(dfm_v3_sub(x3, x1))),
-                         dfm_v3_len2(dfm_v3_sub(x3, x2))));
+                                 dfm_v3_len2(dfm_v3_sub(x3, x2))));
     dfm_m33 dm = dfm_m33_from_cols(d1, d2, d3);
     float det = dfm_m33_det(dm);
     float vol = det / 6.0f;
@@ -91,8 +91,8 @@ DFM_HD float dfm_tet_energy(const dfm_v3 x[4], const float dminv[9], float volum
 /// h > 0 (may be NULL otherwise); dminv, volume: from dfm_tet_rest_compute; mu, lambda: Lame
 /// parameters in Pa; kd: absolute damping coefficient in Pa*s (Newton's k_damp; dissipation
 /// kd V0/(2h) |F^T F - Fn^T Fn|_F^2); h: step length in s. An out-of-range vi adds nothing.
-DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const float dminv[9], float volume,
-                                  float mu, float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
+DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const float dminv[9], float volume, float mu,
+                                  float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
     float m[3]; /* dF/dx_vi = I (x) m^T: column j of F moves by m[j] dx */
     if (vi == 0) {
         for (int j = 0; j < 3; ++j) m[j] = -(dminv[j] + dminv[3 + j] + dminv[6 + j]);

@@ -11,11 +11,21 @@ typedef struct dfm_v3 {
 } dfm_v3;
 
 /// Builds a vector from its components.
-DFM_HD dfm_v3 dfm_v3_make(float x, float y, float z) { dfm_v3 r; r.x = x; r.y = y; r.z = z; return r; }
+DFM_HD dfm_v3 dfm_v3_make(float x, float y, float z) {
+    dfm_v3 r;
+    r.x = x;
+    r.y = y;
+    r.z = z;
+    return r;
+}
 /// Loads a vector from three consecutive floats.
 DFM_HD dfm_v3 dfm_v3_load(const float* p) { return dfm_v3_make(p[0], p[1], p[2]); }
 /// Stores a vector into three consecutive floats.
-DFM_HD void dfm_v3_store(dfm_v3 a, float* p) { p[0] = a.x; p[1] = a.y; p[2] = a.z; }
+DFM_HD void dfm_v3_store(dfm_v3 a, float* p) {
+    p[0] = a.x;
+    p[1] = a.y;
+    p[2] = a.z;
+}
 /// The zero vector.
 DFM_HD dfm_v3 dfm_v3_zero(void) { return dfm_v3_make(0.0f, 0.0f, 0.0f); }
 /// a + b.
@@ -25,7 +35,9 @@ DFM_HD dfm_v3 dfm_v3_sub(dfm_v3 a, dfm_v3 b) { return dfm_v3_make(a.x - b.x, a.y
 /// s * a.
 DFM_HD dfm_v3 dfm_v3_scale(dfm_v3 a, float s) { return dfm_v3_make(a.x * s, a.y * s, a.z * s); }
 /// a + s * b.
-DFM_HD dfm_v3 dfm_v3_madd(dfm_v3 a, dfm_v3 b, float s) { return dfm_v3_make(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s); }
+DFM_HD dfm_v3 dfm_v3_madd(dfm_v3 a, dfm_v3 b, float s) {
+    return dfm_v3_make(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
+}
 /// -a.
 DFM_HD dfm_v3 dfm_v3_neg(dfm_v3 a) { return dfm_v3_make(-a.x, -a.y, -a.z); }
 /// Dot product.

@@ -18,10 +18,12 @@ int main(int argc, char** argv) {
     const char* out = "out/01_hanging_cloth";
     int backend = DFM_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
+        // clang-format on
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : DFM_BACKEND_AUTO;
@@ -83,7 +85,8 @@ int main(int argc, char** argv) {
         dfm_body_get_velocities(world, cloth, 0, nv, v, 0);
         double vmax = 0.0;
         for (int32_t i = 0; i < nv; ++i)
-            vmax = fmax(vmax, sqrt((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] + (double)v[3 * i + 2] * v[3 * i + 2]));
+            vmax = fmax(vmax, sqrt((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] +
+                                   (double)v[3 * i + 2] * v[3 * i + 2]));
         if (!(vmax <= peak_speed)) peak_speed = vmax;
         final_speed = vmax;
         if (f % every == 0 || f == frames) {

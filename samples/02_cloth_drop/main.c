@@ -18,10 +18,12 @@ int main(int argc, char** argv) {
     const char* out = "out/02_cloth_drop";
     int backend = DFM_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        // clang-format on
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : DFM_BACKEND_AUTO;

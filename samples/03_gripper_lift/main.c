@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     int backend = DFM_BACKEND_AUTO, deterministic = 0, trace = 0, body_translation = 0;
     float squeeze_mm = 1.0f;
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--mu") && i + 1 < argc) mu = (float)atof(argv[++i]);
         else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
@@ -60,9 +61,12 @@ int main(int argc, char** argv) {
         else if (!strcmp(argv[i], "--deterministic")) deterministic = 1;
         else if (!strcmp(argv[i], "--trace")) trace = 1;
         else if (!strcmp(argv[i], "--body-translation")) body_translation = 1;
+        // clang-format on
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
-            backend = !strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : !strcmp(argv[i], "cuda") ? DFM_BACKEND_CUDA : DFM_BACKEND_AUTO;
+            backend = !strcmp(argv[i], "cpu")    ? DFM_BACKEND_CPU
+                      : !strcmp(argv[i], "cuda") ? DFM_BACKEND_CUDA
+                                                 : DFM_BACKEND_AUTO;
         } else {
             fprintf(stderr,
                     "usage: %s [--res N] [--mu MU] [--every K] [--out DIR] [--backend cpu|cuda|auto] [--deterministic] "
@@ -178,8 +182,8 @@ int main(int argc, char** argv) {
             dfm_world_get_contact_stats(world, &ts);
             printf("trace t %.3f phase %d: centroid (%.4f, %.4f) m, lowest z %.4f m, pads x %.4f %.4f z %.4f; "
                    "contacts %d (p %d e %d f %d), max penetration %.2e m\n",
-                   t, ph, cx, cz, (double)lo, (double)px[0], (double)px[1], (double)pz, ts.active,
-                   ts.particle_contacts, ts.edge_contacts, ts.face_contacts, (double)ts.max_penetration);
+                   t, ph, cx, cz, (double)lo, (double)px[0], (double)px[1], (double)pz, ts.active, ts.particle_contacts,
+                   ts.edge_contacts, ts.face_contacts, (double)ts.max_penetration);
         }
         if (ph == PH_LIFT && phase_at(t - dt) == PH_PULL) lift_cz0 = cz;
         if (ph == PH_HOLD) {
@@ -230,11 +234,16 @@ int main(int argc, char** argv) {
      * sample shows a lift, not friction alone; tests/contact (pinch) and tests/friction do. */
     int held = rise > 0.15 && on_table == 0 && worst_follow < 0.15 && fabs(hold_slide) < 0.03;
     int ok = mu > 0.0f ? held : (rise < 0.05 || draped > 0);
-    printf("03_gripper_lift: %d particles, mu %.2f: cloth centroid rose %.3f m during the lift (pads 0.300 m); during "
-           "the 2 s hold it stayed within %.3f m of the pads and moved %.4f m along z relative to them, %d vertices "
-           "left on the table, %d over a pad top; %lld contact records dropped; %.2f s CPU for %.1f s sim; %d frames in %s; %s\n",
-           nv, (double)mu, rise, worst_follow, hold_slide, on_table, draped, (long long)cs.dropped_total, wall, frames * dt,
-           written, out, ok ? (mu > 0.0f ? "HELD" : (rise < 0.05 ? "FELL as expected without friction" : "CARRIED only by draping over a pad top")) : "FAILED");
+    printf(
+        "03_gripper_lift: %d particles, mu %.2f: cloth centroid rose %.3f m during the lift (pads 0.300 m); during "
+        "the 2 s hold it stayed within %.3f m of the pads and moved %.4f m along z relative to them, %d vertices "
+        "left on the table, %d over a pad top; %lld contact records dropped; %.2f s CPU for %.1f s sim; %d frames in %s; %s\n",
+        nv, (double)mu, rise, worst_follow, hold_slide, on_table, draped, (long long)cs.dropped_total, wall,
+        frames * dt, written, out,
+        ok ? (mu > 0.0f
+                  ? "HELD"
+                  : (rise < 0.05 ? "FELL as expected without friction" : "CARRIED only by draping over a pad top"))
+           : "FAILED");
     (void)end_cz;
     gripper_table_free(&scene);
     dfm_world_destroy(world);

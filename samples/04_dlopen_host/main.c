@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
     const void* table = NULL;
     const char* message = NULL;
     dfm_result r = get_api(DFM_ABI_VERSION + (41u << 16), &table, &message);
-    printf("asked for ABI major %u: %d (%s)\n", DFM_ABI_VERSION_MAJOR + 41u, (int)r, message ? message : "(no message)");
+    printf("asked for ABI major %u: %d (%s)\n", DFM_ABI_VERSION_MAJOR + 41u, (int)r,
+           message ? message : "(no message)");
     if (r != DFM_ERROR_ABI_MISMATCH || table != NULL || !message || !strstr(message, "ABI")) {
         fprintf(stderr, "an unknown ABI major was not refused cleanly\n");
         return 1;

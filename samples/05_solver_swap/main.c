@@ -35,19 +35,21 @@ int main(int argc, char** argv) {
     int res = 12, every = 60, frames = 300, vbd_only = 0;
     const char* out = "out/05_solver_swap";
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!strcmp(argv[i], "--res") && i + 1 < argc) res = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        // clang-format on
         else if (!strcmp(argv[i], "--cycle") && i + 1 < argc) {
             ++i;
-            if (!strcmp(argv[i], "vbd")) vbd_only = 1;
+            if (!strcmp(argv[i], "vbd"))
+                vbd_only = 1;
             else if (strcmp(argv[i], "all") != 0) {
                 fprintf(stderr, "--cycle takes all or vbd\n");
                 return 2;
             }
-        }
-        else {
+        } else {
             fprintf(stderr, "usage: %s [--res N] [--every FRAMES] [--frames N] [--cycle all|vbd] [--out DIR]\n",
                     argv[0]);
             return 2;
@@ -80,7 +82,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "scene/output: %s\n", dfm_world_last_error(world));
         return 1;
     }
-    dfm_shape_id* ids = scene.ids;        /* slab, pad 0, pad 1 */
+    dfm_shape_id* ids = scene.ids; /* slab, pad 0, pad 1 */
     const int32_t pad0 = scene.first_pad;
     dfm_shape_state* st = scene.states;
     const float* pad_open = scene.pad_open;
@@ -102,7 +104,8 @@ int main(int argc, char** argv) {
                 int s = stage++ % (vbd_only ? 2 : 3);
                 dfm_result r = dfm_world_set_solver(world, cycle_name[s], cycle_backend[s]);
                 if (r == DFM_OK) {
-                    printf("frame %d: solver %s/%s\n", f, cycle_name[s], cycle_backend[s] == DFM_BACKEND_CUDA ? "cuda" : "cpu");
+                    printf("frame %d: solver %s/%s\n", f, cycle_name[s],
+                           cycle_backend[s] == DFM_BACKEND_CUDA ? "cuda" : "cpu");
                     ++swaps;
                     break;
                 }

@@ -69,15 +69,18 @@ int main(int argc, char** argv) {
     std::string out = "out/07_bullet_gripper";
     int backend = DFM_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!std::strcmp(argv[i], "--object") && i + 1 < argc) object = argv[++i];
         else if (!std::strcmp(argv[i], "--res") && i + 1 < argc) res = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--every") && i + 1 < argc) every = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        // clang-format on
         else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !std::strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : DFM_BACKEND_AUTO;
         } else {
-            std::fprintf(stderr, "usage: %s [--object cloth|cube] [--res N] [--every K] [--out DIR] [--backend cpu|auto]\n",
+            std::fprintf(stderr,
+                         "usage: %s [--object cloth|cube] [--res N] [--every K] [--out DIR] [--backend cpu|auto]\n",
                          argv[0]);
             return 2;
         }
@@ -94,7 +97,8 @@ int main(int argc, char** argv) {
     auto* slab_shape = bt.keep(new btBoxShape(btVector3(0.2, 0.01, 0.3)));
     auto* base_shape = bt.keep(new btBoxShape(btVector3(0.15, 0.2, 0.3)));
     btRigidBody* slab = bt.add_body(slab_shape, btTransform(btQuaternion::getIdentity(), btVector3(0, -0.01, 0)), 0);
-    btRigidBody* base = bt.add_body(base_shape, btTransform(btQuaternion::getIdentity(), btVector3(-0.05, -0.22, 0)), 0);
+    btRigidBody* base = bt.add_body(base_shape, btTransform(btQuaternion::getIdentity(), btVector3(-0.05, -0.22, 0)),
+                                    0);
     slab->setFriction(0.3);
     base->setFriction(0.3);
     const btVector3 pad_half(0.01, 0.025, 0.06);
@@ -107,7 +111,8 @@ int main(int argc, char** argv) {
     }
     btRigidBody* pads[2];
     for (int k = 0; k < 2; ++k) {
-        pads[k] = bt.add_body(pad_shape, btTransform(btQuaternion::getIdentity(), btVector3(pad_x[k], pinch_y, 0)), 0, true);
+        pads[k] = bt.add_body(pad_shape, btTransform(btQuaternion::getIdentity(), btVector3(pad_x[k], pinch_y, 0)), 0,
+                              true);
         pads[k]->setFriction(0.8);
     }
 
@@ -129,7 +134,8 @@ int main(int argc, char** argv) {
     bd.log_fn = dfm_sample_log;
     dfm_bullet* adapter = nullptr;
     dfm_bullet_material pad_mat = {sizeof(dfm_bullet_material), 2e4f, 10.0f, -1.0f};
-    if (dfm_bullet_attach(&bd, &adapter) != DFM_OK || dfm_bullet_set_object_material(adapter, pads[0], &pad_mat) != DFM_OK ||
+    if (dfm_bullet_attach(&bd, &adapter) != DFM_OK ||
+        dfm_bullet_set_object_material(adapter, pads[0], &pad_mat) != DFM_OK ||
         dfm_bullet_set_object_material(adapter, pads[1], &pad_mat) != DFM_OK) {
         std::fprintf(stderr, "adapter: %s\n", dfm_bullet_last_error(adapter));
         return 1;
@@ -183,7 +189,8 @@ int main(int argc, char** argv) {
         std::vector<std::vector<int32_t>> faces;
         for (int32_t t = 0; t < ntet; ++t)
             for (const auto& f : f4) {
-                std::vector<int32_t> key = {tets[4 * (size_t)t + f[0]], tets[4 * (size_t)t + f[1]], tets[4 * (size_t)t + f[2]]};
+                std::vector<int32_t> key = {tets[4 * (size_t)t + f[0]], tets[4 * (size_t)t + f[1]],
+                                            tets[4 * (size_t)t + f[2]]};
                 faces.push_back(key);
             }
         std::vector<std::vector<int32_t>> sorted = faces;
@@ -259,7 +266,8 @@ int main(int argc, char** argv) {
             py = pinch_y + lift;
         }
         for (int k = 0; k < 2; ++k)
-            pads[k]->getMotionState()->setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(px[k], py, 0)));
+            pads[k]->getMotionState()->setWorldTransform(
+                btTransform(btQuaternion::getIdentity(), btVector3(px[k], py, 0)));
         bt.world.stepSimulation(btScalar(dt), 1, btScalar(dt));
         dfm_bullet_stats st = dfm_bullet_stats_init();
         dfm_bullet_get_stats(adapter, &st);
@@ -338,13 +346,14 @@ int main(int argc, char** argv) {
     const bool held = rise > 0.15 && on_table == 0 && worst_follow < follow_tol && std::fabs(hold_slide) < slide_tol;
     dfm_bullet_stats st = dfm_bullet_stats_init();
     dfm_bullet_get_stats(adapter, &st);
-    std::printf("07_bullet_gripper (%s, Bullet %s): %d particles; centroid rose %.3f m during the lift (pads 0.300 m); "
-                "during the 2 s hold it stayed within %.3f m of the pads (limit %.2f) and moved %.4f m along y relative "
-                "to them (limit %.2f); %d vertices left on the table; adapter: %d objects, %d shapes, %lld ticks; "
-                "%.2f s CPU for %.1f s sim; %d OBJ frames and final.png in %s; %s\n",
-                object.c_str(), sizeof(btScalar) == 8 ? "double" : "float", nv, rise, worst_follow, follow_tol,
-                hold_slide, slide_tol, on_table, st.objects_tracked, st.shapes, (long long)st.ticks, wall, frames * dt,
-                written, out.c_str(), held ? "HELD" : "FAILED");
+    std::printf(
+        "07_bullet_gripper (%s, Bullet %s): %d particles; centroid rose %.3f m during the lift (pads 0.300 m); "
+        "during the 2 s hold it stayed within %.3f m of the pads (limit %.2f) and moved %.4f m along y relative "
+        "to them (limit %.2f); %d vertices left on the table; adapter: %d objects, %d shapes, %lld ticks; "
+        "%.2f s CPU for %.1f s sim; %d OBJ frames and final.png in %s; %s\n",
+        object.c_str(), sizeof(btScalar) == 8 ? "double" : "float", nv, rise, worst_follow, follow_tol, hold_slide,
+        slide_tol, on_table, st.objects_tracked, st.shapes, (long long)st.ticks, wall, frames * dt, written,
+        out.c_str(), held ? "HELD" : "FAILED");
     dfm_bullet_detach(adapter);
     dfm_world_destroy(world);
     return held ? 0 : 1;

@@ -69,17 +69,22 @@ int main(int argc, char** argv) {
     std::string out = "out/08_bullet_hammock";
     int backend = DFM_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!std::strcmp(argv[i], "--res") && i + 1 < argc) res = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--every") && i + 1 < argc) every = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!std::strcmp(argv[i], "--contact-only")) check_rest = false;
         else if (!std::strcmp(argv[i], "--trace")) trace = true;
         else if (!std::strcmp(argv[i], "--explicit")) explicit_reactions = true;
+        // clang-format on
         else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !std::strcmp(argv[i], "cpu") ? DFM_BACKEND_CPU : DFM_BACKEND_AUTO;
         } else {
-            std::fprintf(stderr, "usage: %s [--res N] [--every K] [--out DIR] [--contact-only] [--explicit] [--trace] [--backend cpu|auto]\n", argv[0]);
+            std::fprintf(
+                stderr,
+                "usage: %s [--res N] [--every K] [--out DIR] [--contact-only] [--explicit] [--trace] [--backend cpu|auto]\n",
+                argv[0]);
             return 2;
         }
     }
@@ -90,7 +95,8 @@ int main(int argc, char** argv) {
     const double L = 1.0, a = 0.1, box_mass = 1.0, pin_y = 0.5, g = 9.81;
     BulletScene bt(btVector3(0, -g, 0));
     auto* box_shape = bt.keep(new btBoxShape(btVector3(a, a, a)));
-    btRigidBody* box = bt.add_body(box_shape, btTransform(btQuaternion::getIdentity(), btVector3(0, pin_y + 0.25, 0)), box_mass);
+    btRigidBody* box = bt.add_body(box_shape, btTransform(btQuaternion::getIdentity(), btVector3(0, pin_y + 0.25, 0)),
+                                   box_mass);
     box->setFriction(0.5);
 
     dfm_world_def wd = dfm_world_def_default();
@@ -137,7 +143,8 @@ int main(int argc, char** argv) {
     /* A softer contact on the box (2e3 N/m instead of 1e4): a rounder contact for the coarse
      * cloth; the implicit reactions make either stable. */
     dfm_bullet_material box_mat = {sizeof(dfm_bullet_material), 2000.0f, 10.0f, -1.0f};
-    if (dfm_bullet_attach(&bd, &adapter) != DFM_OK || dfm_bullet_set_object_material(adapter, box, &box_mat) != DFM_OK) {
+    if (dfm_bullet_attach(&bd, &adapter) != DFM_OK ||
+        dfm_bullet_set_object_material(adapter, box, &box_mat) != DFM_OK) {
         std::fprintf(stderr, "adapter: %s\n", dfm_bullet_last_error(adapter));
         return 1;
     }
@@ -169,9 +176,10 @@ int main(int argc, char** argv) {
             dfm_contact_stats cs = dfm_contact_stats_init();
             dfm_world_get_contact_stats(world, &cs);
             const btVector3 v = box->getLinearVelocity(), w = box->getAngularVelocity();
-            std::printf("t %.3f y %.4f v %+.3f %+.3f %+.3f |w| %.3f F %+7.2f %+7.2f %+7.2f T %+6.3f %+6.3f %+6.3f rec %d\n",
-                        (f + 1) * dt, box->getWorldTransform().getOrigin().y(), v.x(), v.y(), v.z(), w.length(), fr[0],
-                        fr[1], fr[2], tr[0], tr[1], tr[2], cs.active);
+            std::printf(
+                "t %.3f y %.4f v %+.3f %+.3f %+.3f |w| %.3f F %+7.2f %+7.2f %+7.2f T %+6.3f %+6.3f %+6.3f rec %d\n",
+                (f + 1) * dt, box->getWorldTransform().getOrigin().y(), v.x(), v.y(), v.z(), w.length(), fr[0], fr[1],
+                fr[2], tr[0], tr[1], tr[2], cs.active);
         }
         /* deepest cloth particle inside the box (box frame) */
         const btTransform xf = box->getWorldTransform();
@@ -197,7 +205,8 @@ int main(int argc, char** argv) {
             std::snprintf(path, sizeof(path), "%s/cloth_%04d.obj", out.c_str(), f + 1);
             int bad = dfm_sample_write_obj(path, x.data(), nv, tris.data(), nt) != 0;
             const btVector3 o = xf.getOrigin();
-            const float centre[3] = {(float)o.x(), (float)o.y(), (float)o.z()}, half[3] = {(float)a, (float)a, (float)a};
+            const float centre[3] = {(float)o.x(), (float)o.y(), (float)o.z()},
+                        half[3] = {(float)a, (float)a, (float)a};
             std::snprintf(path, sizeof(path), "%s/box_%04d.obj", out.c_str(), f + 1);
             bad |= dfm_sample_write_boxes_obj(path, centre, half, 1) != 0; /* axis-aligned approximation */
             if (bad) {
@@ -213,7 +222,8 @@ int main(int argc, char** argv) {
     double cloth_low = 1e9;
     for (int32_t i = 0; i < nv; ++i) cloth_low = std::fmin(cloth_low, (double)x[3 * (size_t)i + 1]);
     /* Analytic band (see the file comment). */
-    const double e2 = 4.0 * cd.stretch_mu * (cd.stretch_lambda + cd.stretch_mu) / (cd.stretch_lambda + 2.0 * cd.stretch_mu);
+    const double e2 = 4.0 * cd.stretch_mu * (cd.stretch_lambda + cd.stretch_mu) /
+                      (cd.stretch_lambda + 2.0 * cd.stretch_mu);
     const double d = std::sqrt(2.0) * (0.5 * L - a);
     const double w_box = box_mass * g, w_all = w_box + (double)info.total_mass * g;
     const double pin_cell = L / (res - 1);
@@ -248,14 +258,14 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    std::printf("08_bullet_hammock (Bullet %s): %d particles; box bottom %.4f m below the pins (analytic band "
-                "[%.4f, %.4f] m +- %.2f); box speed / spin over the last 0.5 s <= %.4f m/s / %.4f rad/s (limits 0.02 / 0.1; %s reactions); deepest cloth "
-                "particle inside the box %.4f m (limit 0.005); cloth lowest point %.4f m below the pins; %.2f s CPU for "
-                "%.1f s sim; %d OBJ frames and final.png in %s; %s\n",
-                sizeof(btScalar) == 8 ? "double" : "float", nv, sag, s_lo, s_hi, slack, rest_speed, rest_spin,
-                explicit_reactions ? "explicit" : "implicit", worst_pen,
-                pin_y - cloth_low, wall, t_end, written, out.c_str(),
-                ok ? (check_rest ? "RESTS ON THE CLOTH" : "CARRIED BY THE CLOTH (rest not checked)") : "FAILED");
+    std::printf(
+        "08_bullet_hammock (Bullet %s): %d particles; box bottom %.4f m below the pins (analytic band "
+        "[%.4f, %.4f] m +- %.2f); box speed / spin over the last 0.5 s <= %.4f m/s / %.4f rad/s (limits 0.02 / 0.1; %s reactions); deepest cloth "
+        "particle inside the box %.4f m (limit 0.005); cloth lowest point %.4f m below the pins; %.2f s CPU for "
+        "%.1f s sim; %d OBJ frames and final.png in %s; %s\n",
+        sizeof(btScalar) == 8 ? "double" : "float", nv, sag, s_lo, s_hi, slack, rest_speed, rest_spin,
+        explicit_reactions ? "explicit" : "implicit", worst_pen, pin_y - cloth_low, wall, t_end, written, out.c_str(),
+        ok ? (check_rest ? "RESTS ON THE CLOTH" : "CARRIED BY THE CLOTH (rest not checked)") : "FAILED");
     dfm_bullet_detach(adapter);
     dfm_world_destroy(world);
     return ok ? 0 : 1;

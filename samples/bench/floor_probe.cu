@@ -8,13 +8,13 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#define TRY(call)                                                                                 \
-    do {                                                                                          \
-        cudaError_t e_ = (call);                                                                  \
-        if (e_ != cudaSuccess) {                                                                  \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
             fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            return 1;                                                                             \
-        }                                                                                         \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 __global__ void empty_kernel(int) {}
@@ -76,8 +76,9 @@ int main(void) {
         TRY(cudaEventElapsedTime(&ms, a, b));
         if (r > 0 && ms < best_graph) best_graph = ms; /* first replay uploads the graph */
     }
-    printf("{\"gpu\": \"%s\", \"copy_bandwidth_gb_per_s\": %.1f, \"launch_us_eager\": %.3f, \"launch_us_graph\": %.3f}\n",
-           prop.name, copy_gbps, best_eager * 1e3 / launches, best_graph * 1e3 / launches);
+    printf(
+        "{\"gpu\": \"%s\", \"copy_bandwidth_gb_per_s\": %.1f, \"launch_us_eager\": %.3f, \"launch_us_graph\": %.3f}\n",
+        prop.name, copy_gbps, best_eager * 1e3 / launches, best_graph * 1e3 / launches);
     cudaGraphExecDestroy(ge);
     cudaGraphDestroy(g);
     cudaFree(src);

@@ -26,16 +26,16 @@ typedef struct run_result {
     double env_steps_per_s, wall_ms_per_env_step, wall_ms_per_step;
     int32_t contacts_active, contacts_capacity;
     int64_t contacts_dropped;
-    int64_t device_memory_bytes;   ///< 0 on the CPU.
-    int phases_valid;              ///< Phase times measured (CUDA backend).
-    dfm_phase_times phases;        ///< Kernel ms per step of an instrumented (eager, evented) step.
-    double lift_m;                 ///< How far the gripper had risen at the end, m (0: the lift never began).
-    int32_t held_envs;             ///< Environments whose body rose with it (bench_workload_held); -1 unchecked.
-    int grasp_failed;              ///< Some environment's body did not rise with the gripper (the run fails).
-    double peak_w[4];              ///< Environment 0: each shape's largest reaction |F| over the run (table, pad -y,
-                                   ///< pad +y, palm), in weights of its body.
-    double peak_pad_vertical_w;    ///< ... the pads' largest vertical (friction-carried) part, in weights.
-    int ok;                        ///< Every step succeeded and the timing is valid.
+    int64_t device_memory_bytes; ///< 0 on the CPU.
+    int phases_valid;            ///< Phase times measured (CUDA backend).
+    dfm_phase_times phases;      ///< Kernel ms per step of an instrumented (eager, evented) step.
+    double lift_m;               ///< How far the gripper had risen at the end, m (0: the lift never began).
+    int32_t held_envs;           ///< Environments whose body rose with it (bench_workload_held); -1 unchecked.
+    int grasp_failed;            ///< Some environment's body did not rise with the gripper (the run fails).
+    double peak_w[4];            ///< Environment 0: each shape's largest reaction |F| over the run (table, pad -y,
+                                 ///< pad +y, palm), in weights of its body.
+    double peak_pad_vertical_w;  ///< ... the pads' largest vertical (friction-carried) part, in weights.
+    int ok;                      ///< Every step succeeded and the timing is valid.
 } run_result;
 
 typedef struct cli {
@@ -56,7 +56,9 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 static const char* kind_name(bench_kind k) { return k == BENCH_CLOTH_LIFT ? "cloth-lift" : "soft-lift"; }
-static const char* backend_name(int b) { return b == DFM_BACKEND_CUDA ? "cuda" : (b == DFM_BACKEND_CPU ? "cpu" : "auto"); }
+static const char* backend_name(int b) {
+    return b == DFM_BACKEND_CUDA ? "cuda" : (b == DFM_BACKEND_CPU ? "cpu" : "auto");
+}
 
 /// Progress bar on stderr (only for runs that take more than a few seconds).
 static void progress(const cli* c, const char* what, int done, int total, double started) {
@@ -74,7 +76,8 @@ static void track_reactions(const bench_workload* w, double weight, run_result* 
     float f[12];
     if (!(weight > 0.0) || dfm_world_get_shape_reactions(w->world, w->shapes, 4, f, NULL, 0) != DFM_OK) return;
     for (int k = 0; k < 4; ++k) {
-        double m = sqrt((double)f[3 * k] * f[3 * k] + (double)f[3 * k + 1] * f[3 * k + 1] + (double)f[3 * k + 2] * f[3 * k + 2]);
+        double m = sqrt((double)f[3 * k] * f[3 * k] + (double)f[3 * k + 1] * f[3 * k + 1] +
+                        (double)f[3 * k + 2] * f[3 * k + 2]);
         if (m / weight > res->peak_w[k]) res->peak_w[k] = m / weight;
         if ((k == 1 || k == 2) && fabs((double)f[3 * k + 2]) / weight > res->peak_pad_vertical_w)
             res->peak_pad_vertical_w = fabs((double)f[3 * k + 2]) / weight;
@@ -210,8 +213,9 @@ static void print_row(const run_result* r) {
 }
 
 static void print_header(void) {
-    printf("| workload   | back | envs   | particles | elements  | col | env-steps/s  | ms/env-step | contacts (active / capacity) |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+    printf(
+        "| workload   | back | envs   | particles | elements  | col | env-steps/s  | ms/env-step | contacts (active / capacity) |\n"
+        "|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void json_run(FILE* f, const run_result* r, const cli* c) {
@@ -245,10 +249,14 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
 static const struct {
     uint32_t flag;
     const char* name;
-} k_switches[] = {{DFM_DISABLE_SHAPE_SORT, "shape_sort"},     {DFM_DISABLE_CONTACT_LISTS, "contact_lists"},
-                  {DFM_DISABLE_AABB_CULL, "aabb_early_out"}, {DFM_DISABLE_SPLIT_SDF, "split_sdf"},
-                  {DFM_DISABLE_GRAPH_CAPTURE, "graph_capture"}, {DFM_DISABLE_ACTIVE_PREFIX, "active_prefix"},
-                  {DFM_DISABLE_TWO_PARTICLE_WARPS, "two_particle_warps"}, {DFM_DISABLE_TET_KERNEL, "tet_only_kernel"},
+} k_switches[] = {{DFM_DISABLE_SHAPE_SORT, "shape_sort"},
+                  {DFM_DISABLE_CONTACT_LISTS, "contact_lists"},
+                  {DFM_DISABLE_AABB_CULL, "aabb_early_out"},
+                  {DFM_DISABLE_SPLIT_SDF, "split_sdf"},
+                  {DFM_DISABLE_GRAPH_CAPTURE, "graph_capture"},
+                  {DFM_DISABLE_ACTIVE_PREFIX, "active_prefix"},
+                  {DFM_DISABLE_TWO_PARTICLE_WARPS, "two_particle_warps"},
+                  {DFM_DISABLE_TET_KERNEL, "tet_only_kernel"},
                   {BENCH_DETERMINISTIC, "deterministic_mode_on"}};
 
 int main(int argc, char** argv) {
@@ -267,6 +275,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        // clang-format off
         if (!strcmp(a, "--workload") && v) {
             c.both = !strcmp(v, "both");
             c.base.kind = !strcmp(v, "soft-lift") ? BENCH_SOFT_LIFT : BENCH_CLOTH_LIFT;
@@ -287,6 +296,7 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
         else if (!strcmp(a, "--body-translation")) c.base.features |= DFM_FEATURE_BODY_TRANSLATION;
         else goto usage;
+        // clang-format on
     }
     if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 || c.warmup < 0)
         goto usage;
@@ -307,8 +317,8 @@ int main(int argc, char** argv) {
     time_t now = time(NULL);
     char date[32];
     strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(f, "{\"tool\": \"dfm_bench\", \"dfm_version\": \"%s\", \"date\": \"%s\", \"host\": \"%s\", \"runs\": [", dfm_version(),
-            date, host);
+    fprintf(f, "{\"tool\": \"dfm_bench\", \"dfm_version\": \"%s\", \"date\": \"%s\", \"host\": \"%s\", \"runs\": [",
+            dfm_version(), date, host);
     int failed = 0, first = 1;
     bench_kind kinds[2] = {BENCH_CLOTH_LIFT, BENCH_SOFT_LIFT};
     int nk = c.both ? 2 : 1;
@@ -337,10 +347,11 @@ int main(int argc, char** argv) {
             /* kernel: summed kernel time of an instrumented eager step (CUDA events), ms per env
              * step; it leaves out launch overhead, so graph capture shows in the wall column only. */
             const double base_k = base.phases_valid ? base.phases.total_ms / o.envs : 0.0;
-            printf("\nattribution (%s, %d envs, %s): ms per env step with one optimization off (wall; kernel sum)\n"
-                   "| switched off | wall ms | saving | share | kernel ms | saving | share |\n|---|---|---|---|---|---|---|\n"
-                   "| (none) | %.4f | - | - | %.4f | - | - |\n",
-                   kind_name(o.kind), o.envs, backend_name(base.backend), base.wall_ms_per_env_step, base_k);
+            printf(
+                "\nattribution (%s, %d envs, %s): ms per env step with one optimization off (wall; kernel sum)\n"
+                "| switched off | wall ms | saving | share | kernel ms | saving | share |\n|---|---|---|---|---|---|---|\n"
+                "| (none) | %.4f | - | - | %.4f | - | - |\n",
+                kind_name(o.kind), o.envs, backend_name(base.backend), base.wall_ms_per_env_step, base_k);
             for (size_t q = 0; q < sizeof(k_switches) / sizeof(k_switches[0]) && base.ok; ++q) {
                 bench_options oo = o;
                 oo.flags = k_switches[q].flag;
@@ -348,13 +359,15 @@ int main(int argc, char** argv) {
                 if (!r.ok) continue;
                 double saving = r.wall_ms_per_env_step - base.wall_ms_per_env_step;
                 double km = r.phases_valid ? r.phases.total_ms / o.envs : 0.0, ks = km - base_k;
-                printf("| %s | %.4f | %.4f | %.1f%% | %.4f | %.4f | %.1f%% |\n", k_switches[q].name, r.wall_ms_per_env_step,
-                       saving, 100.0 * saving / r.wall_ms_per_env_step, km, ks, km > 0.0 ? 100.0 * ks / km : 0.0);
-                fprintf(f, ",\n  {\"attribution_of\": \"%s\", \"switched_off\": \"%s\", \"wall_ms_per_env_step\": %.6g, "
-                           "\"baseline_ms_per_env_step\": %.6g, \"saving_ms\": %.6g, \"kernel_ms_per_env_step\": %.6g, "
-                           "\"baseline_kernel_ms_per_env_step\": %.6g}",
-                        kind_name(o.kind), k_switches[q].name, r.wall_ms_per_env_step, base.wall_ms_per_env_step, saving,
-                        km, base_k);
+                printf("| %s | %.4f | %.4f | %.1f%% | %.4f | %.4f | %.1f%% |\n", k_switches[q].name,
+                       r.wall_ms_per_env_step, saving, 100.0 * saving / r.wall_ms_per_env_step, km, ks,
+                       km > 0.0 ? 100.0 * ks / km : 0.0);
+                fprintf(f,
+                        ",\n  {\"attribution_of\": \"%s\", \"switched_off\": \"%s\", \"wall_ms_per_env_step\": %.6g, "
+                        "\"baseline_ms_per_env_step\": %.6g, \"saving_ms\": %.6g, \"kernel_ms_per_env_step\": %.6g, "
+                        "\"baseline_kernel_ms_per_env_step\": %.6g}",
+                        kind_name(o.kind), k_switches[q].name, r.wall_ms_per_env_step, base.wall_ms_per_env_step,
+                        saving, km, base_k);
             }
         }
     }

@@ -19,28 +19,28 @@ typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1 } bench_kind
 
 typedef struct bench_options {
     bench_kind kind;
-    int32_t envs;        ///< Environments.
-    int32_t res;         ///< Cloth vertices per side (cloth-lift) or cube vertices per side (soft-lift).
-    int32_t substeps;    ///< Per env step.
-    int32_t iterations;  ///< Per substep.
-    int32_t backend;     ///< dfm_backend.
-    int32_t device;      ///< CUDA device index (CUDA backend).
-    uint32_t flags;      ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
-    uint32_t features;   ///< dfm_world_def.feature_flags (--body-translation).
+    int32_t envs;       ///< Environments.
+    int32_t res;        ///< Cloth vertices per side (cloth-lift) or cube vertices per side (soft-lift).
+    int32_t substeps;   ///< Per env step.
+    int32_t iterations; ///< Per substep.
+    int32_t backend;    ///< dfm_backend.
+    int32_t device;     ///< CUDA device index (CUDA backend).
+    uint32_t flags;     ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
+    uint32_t features;  ///< dfm_world_def.feature_flags (--body-translation).
 } bench_options;
 
 /// A built workload: the world, its shapes (4 per environment: table, two pads, palm) and bodies.
 typedef struct bench_workload {
     dfm_world* world;
     int32_t envs;
-    dfm_shape_id* shapes;        ///< 4 * envs.
-    dfm_shape_state* states;     ///< 4 * envs, updated by bench_workload_drive.
-    dfm_body_id* bodies;         ///< The cloth or cube of each environment.
-    double* start_centroid_z;    ///< Each body's centroid z before the lift (bench_workload_mark_start), m.
+    dfm_shape_id* shapes;     ///< 4 * envs.
+    dfm_shape_state* states;  ///< 4 * envs, updated by bench_workload_drive.
+    dfm_body_id* bodies;      ///< The cloth or cube of each environment.
+    double* start_centroid_z; ///< Each body's centroid z before the lift (bench_workload_mark_start), m.
     bench_kind kind;
-    int32_t res, vertex_count;   ///< Vertices per side and per body.
-    float contact_radius;        ///< The body's contact radius, m (where the pads' squeeze is measured from).
-    int released;                ///< cloth-lift: the hook (pinned top row) has let go.
+    int32_t res, vertex_count; ///< Vertices per side and per body.
+    float contact_radius;      ///< The body's contact radius, m (where the pads' squeeze is measured from).
+    int released;              ///< cloth-lift: the hook (pinned top row) has let go.
     int32_t particles, elements, colors;
 } bench_workload;
 

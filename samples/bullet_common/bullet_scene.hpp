@@ -28,13 +28,15 @@ struct BulletScene {
     }
 
     /// Keeps `s` alive for the world's lifetime and returns it.
-    template <class S> S* keep(S* s) {
+    template <class S>
+    S* keep(S* s) {
         shapes.emplace_back(s);
         return s;
     }
 
     /// Adds a static collision object (not a rigid body) with `shape` at `xf`.
-    btCollisionObject* add_static(btCollisionShape* shape, const btTransform& xf, int group = btBroadphaseProxy::StaticFilter,
+    btCollisionObject* add_static(btCollisionShape* shape, const btTransform& xf,
+                                  int group = btBroadphaseProxy::StaticFilter,
                                   int mask = btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter) {
         auto* co = new btCollisionObject();
         co->setCollisionShape(shape);

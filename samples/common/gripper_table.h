@@ -20,16 +20,16 @@ extern "C" {
 /// What gripper_table_build created. Shapes are, in order: slab, [base], pad 0, pad 1.
 typedef struct gripper_table {
     dfm_shape_id ids[4];
-    dfm_shape_state states[4];  ///< Current states (pads open); move the pads and set them again.
-    int32_t shape_count;        ///< 3, or 4 with the base.
-    int32_t first_pad;          ///< Index of pad 0 in ids/states.
-    dfm_shape_def pad;          ///< The pads' def (half extents for drawing).
-    float pad_open[2];          ///< Pad centres' x while open, m.
+    dfm_shape_state states[4]; ///< Current states (pads open); move the pads and set them again.
+    int32_t shape_count;       ///< 3, or 4 with the base.
+    int32_t first_pad;         ///< Index of pad 0 in ids/states.
+    dfm_shape_def pad;         ///< The pads' def (half extents for drawing).
+    float pad_open[2];         ///< Pad centres' x while open, m.
     dfm_body_id cloth;
     int32_t vertex_count, triangle_count;
-    float* positions;           ///< Initial cloth positions (3 per vertex; owned, freed by gripper_table_free).
-    int32_t* triangles;         ///< Cloth triangles (owned).
-    dfm_cloth_def cloth_def;    ///< The def the cloth was added with (contact radius etc.).
+    float* positions;        ///< Initial cloth positions (3 per vertex; owned, freed by gripper_table_free).
+    int32_t* triangles;      ///< Cloth triangles (owned).
+    dfm_cloth_def cloth_def; ///< The def the cloth was added with (contact radius etc.).
 } gripper_table;
 
 /// Adds the scene to `world`: res x res cloth vertices, pad friction `pad_mu`, with or without

@@ -12,7 +12,8 @@ int dfm_sample_write_obj(const char* path, const float* p, int32_t nv, const int
     if (!f) return -1;
     fprintf(f, "# dfm sample output: %d vertices, %d triangles (m)\n", nv, nt);
     for (int32_t i = 0; i < nv; ++i) fprintf(f, "v %.6f %.6f %.6f\n", p[3 * i], p[3 * i + 1], p[3 * i + 2]);
-    for (int32_t t = 0; t < nt; ++t) fprintf(f, "f %d %d %d\n", tris[3 * t] + 1, tris[3 * t + 1] + 1, tris[3 * t + 2] + 1);
+    for (int32_t t = 0; t < nt; ++t)
+        fprintf(f, "f %d %d %d\n", tris[3 * t] + 1, tris[3 * t + 1] + 1, tris[3 * t + 2] + 1);
     return fclose(f) == 0 ? 0 : -1;
 }
 

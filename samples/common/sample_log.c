@@ -6,6 +6,6 @@
 
 void dfm_sample_log(void* user, dfm_log_level level, const char* message) {
     (void)user;
-    fprintf(stderr, "[dfm %s] %s\n",
-            level == DFM_LOG_ERROR ? "error" : (level == DFM_LOG_WARNING ? "warn" : "info"), message);
+    fprintf(stderr, "[dfm %s] %s\n", level == DFM_LOG_ERROR ? "error" : (level == DFM_LOG_WARNING ? "warn" : "info"),
+            message);
 }

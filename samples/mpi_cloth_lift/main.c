@@ -21,17 +21,21 @@ int main(int argc, char** argv) {
     int backend = DFM_BACKEND_CPU;
     const char* json = "mpi_cloth_lift.json";
     for (int i = 1; i < argc; ++i) {
+        // clang-format off
         if (!strcmp(argv[i], "--envs") && i + 1 < argc) envs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+        // clang-format on
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             ++i;
             backend = !strcmp(argv[i], "cuda") ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
         } else {
             if (rank == 0)
-                fprintf(stderr, "usage: mpirun -n R %s [--envs N] [--steps N] [--warmup N] [--backend cpu|cuda] [--json PATH]\n",
-                        argv[0]);
+                fprintf(
+                    stderr,
+                    "usage: mpirun -n R %s [--envs N] [--steps N] [--warmup N] [--backend cpu|cuda] [--json PATH]\n",
+                    argv[0]);
             MPI_Finalize();
             return 2;
         }
@@ -61,7 +65,8 @@ int main(int argc, char** argv) {
         dfm_result r = bench_workload_build(&o, &w);
         int built = r == DFM_OK;
         if (!built) {
-            fprintf(stderr, "rank %d: building %d environments failed: %s\n", rank, mine, dfm_world_last_error(w.world));
+            fprintf(stderr, "rank %d: building %d environments failed: %s\n", rank, mine,
+                    dfm_world_last_error(w.world));
             ok = 0;
         }
         const float dt = 1.0f / 60.0f;
@@ -105,12 +110,13 @@ int main(int argc, char** argv) {
                env_steps_per_s > 0 ? 1e3 / env_steps_per_s : 0.0, total_active);
         FILE* f = fopen(json, "w");
         if (f) {
-            fprintf(f,
-                    "{\"tool\": \"mpi_cloth_lift\", \"ranks\": %d, \"runs\": [{\"workload\": \"cloth-lift\", \"backend\": "
-                    "\"%s\", \"envs\": %d, \"particles\": %lld, \"steps\": %d, \"env_steps_per_s\": %.6g, "
-                    "\"wall_ms_per_env_step\": %.6g, \"contacts_active\": %lld}]}\n",
-                    size, backend == DFM_BACKEND_CUDA ? "cuda" : "cpu", total_envs, total_particles, steps,
-                    env_steps_per_s, env_steps_per_s > 0 ? 1e3 / env_steps_per_s : 0.0, total_active);
+            fprintf(
+                f,
+                "{\"tool\": \"mpi_cloth_lift\", \"ranks\": %d, \"runs\": [{\"workload\": \"cloth-lift\", \"backend\": "
+                "\"%s\", \"envs\": %d, \"particles\": %lld, \"steps\": %d, \"env_steps_per_s\": %.6g, "
+                "\"wall_ms_per_env_step\": %.6g, \"contacts_active\": %lld}]}\n",
+                size, backend == DFM_BACKEND_CUDA ? "cuda" : "cpu", total_envs, total_particles, steps, env_steps_per_s,
+                env_steps_per_s > 0 ? 1e3 / env_steps_per_s : 0.0, total_active);
             fclose(f);
         } else {
             all_ok = 0;

@@ -38,8 +38,8 @@ static void test_struct_sizes(void) {
     /* An older caller knew only up to environment_count: garbage beyond must be ignored. */
     def = dfm_world_def_default();
     def.struct_size = (uint32_t)(offsetof(dfm_world_def, environment_count) + sizeof(int32_t));
-    def.backend = 12345;   /* invalid if it were read */
-    def.cpu_threads = -7;  /* invalid if it were read */
+    def.backend = 12345;  /* invalid if it were read */
+    def.cpu_threads = -7; /* invalid if it were read */
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &def, &w);
     CHECK(r == DFM_OK, "older world def refused: %s", dfm_world_last_error(NULL));
 
@@ -76,13 +76,28 @@ static void test_struct_sizes(void) {
 }
 
 static void test_result_strings(void) {
-    const dfm_result all[] = {DFM_OK, DFM_INCOMPLETE, DFM_ERROR_NULL_POINTER, DFM_ERROR_INVALID_COUNT,
-                              DFM_ERROR_INDEX_OUT_OF_RANGE, DFM_ERROR_NON_FINITE, DFM_ERROR_DEGENERATE_ELEMENT,
-                              DFM_ERROR_INVERTED_ELEMENT, DFM_ERROR_STALE_ID, DFM_ERROR_FOREIGN_ID,
-                              DFM_ERROR_STRUCT_SIZE, DFM_ERROR_ABI_MISMATCH, DFM_ERROR_INVALID_VALUE,
-                              DFM_ERROR_OUT_OF_HOST_MEMORY, DFM_ERROR_CAPACITY, DFM_ERROR_INVALID_STATE,
-                              DFM_ERROR_OUT_OF_DEVICE_MEMORY, DFM_ERROR_DEVICE_UNAVAILABLE, DFM_ERROR_UNSUPPORTED,
-                              DFM_ERROR_INVALID_ENUM, DFM_ERROR_UNKNOWN_SOLVER, DFM_ERROR_OUT_OF_BOUNDS};
+    const dfm_result all[] = {DFM_OK,
+                              DFM_INCOMPLETE,
+                              DFM_ERROR_NULL_POINTER,
+                              DFM_ERROR_INVALID_COUNT,
+                              DFM_ERROR_INDEX_OUT_OF_RANGE,
+                              DFM_ERROR_NON_FINITE,
+                              DFM_ERROR_DEGENERATE_ELEMENT,
+                              DFM_ERROR_INVERTED_ELEMENT,
+                              DFM_ERROR_STALE_ID,
+                              DFM_ERROR_FOREIGN_ID,
+                              DFM_ERROR_STRUCT_SIZE,
+                              DFM_ERROR_ABI_MISMATCH,
+                              DFM_ERROR_INVALID_VALUE,
+                              DFM_ERROR_OUT_OF_HOST_MEMORY,
+                              DFM_ERROR_CAPACITY,
+                              DFM_ERROR_INVALID_STATE,
+                              DFM_ERROR_OUT_OF_DEVICE_MEMORY,
+                              DFM_ERROR_DEVICE_UNAVAILABLE,
+                              DFM_ERROR_UNSUPPORTED,
+                              DFM_ERROR_INVALID_ENUM,
+                              DFM_ERROR_UNKNOWN_SOLVER,
+                              DFM_ERROR_OUT_OF_BOUNDS};
     size_t n = sizeof(all) / sizeof(all[0]);
     for (size_t i = 0; i < n; ++i) {
         CHECK(strcmp(dfm_result_string(all[i]), "DFM_RESULT_UNKNOWN") != 0, "code %d has no name", all[i]);

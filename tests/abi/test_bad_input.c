@@ -98,8 +98,8 @@ int main(void) {
 
     /* Tets: inverted and flat */
     float tp[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0};
-    int32_t inverted[8] = {0, 1, 2, 3, 0, 2, 1, 3};  /* tet 1 swaps two corners */
-    int32_t flat[8] = {0, 1, 2, 3, 0, 1, 2, 4};      /* tet 1 has all corners in z = 0 */
+    int32_t inverted[8] = {0, 1, 2, 3, 0, 2, 1, 3}; /* tet 1 swaps two corners */
+    int32_t flat[8] = {0, 1, 2, 3, 0, 1, 2, 4};     /* tet 1 has all corners in z = 0 */
     dfm_volume_def vd = dfm_volume_def_default();
     vd.positions = tp;
     vd.vertex_count = 5;

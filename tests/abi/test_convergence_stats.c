@@ -67,7 +67,8 @@ static dfm_world_stats hanging_strip(int substeps, int iterations) {
     /* sum = relative x weight of the dynamic particles: between max and particles x max */
     double sum = (double)st.force_residual_relative * weight * (nv - 5) / nv;
     CHECK(sum >= 0.5 * st.force_residual_max && sum <= 1.01 * nv * st.force_residual_max,
-          "strip %dx%d: summed residual %g N against max %g N", substeps, iterations, sum, (double)st.force_residual_max);
+          "strip %dx%d: summed residual %g N against max %g N", substeps, iterations, sum,
+          (double)st.force_residual_max);
     dfm_world_destroy(w);
     return st;
 }

@@ -73,10 +73,12 @@ int main(void) {
         dfm_world_def def;
     } defs[4];
     for (int k = 0; k < 4; ++k) defs[k].def = dfm_world_def_default();
+    // clang-format off
     defs[0].what = "negative contact capacity", defs[0].needle = "contact_capacity", defs[0].def.contact_capacity = -1;
     defs[1].what = "negative penalty ramp", defs[1].needle = "contact_penalty_beta", defs[1].def.contact_penalty_beta = -1;
     defs[2].what = "NaN penalty start", defs[2].needle = "contact_penalty_start", defs[2].def.contact_penalty_start = NAN;
     defs[3].what = "unknown flag bit", defs[3].needle = "unknown bits", defs[3].def.disable_flags = 1u << 20;
+    // clang-format on
     for (int k = 0; k < 4; ++k) {
         defs[k].def.backend = DFM_BACKEND_CPU;
         dfm_world* bad = NULL;
@@ -90,7 +92,8 @@ int main(void) {
     ok_def.backend = DFM_BACKEND_CPU;
     dfm_world* fresh = NULL;
     CHECK(dfm_world_create(DFM_ABI_VERSION, &ok_def, &fresh) == DFM_OK, "create: %s", dfm_world_last_error(NULL));
-    CHECK(dfm_world_last_error(NULL)[0] == '\0', "stale create error after a success: '%s'", dfm_world_last_error(NULL));
+    CHECK(dfm_world_last_error(NULL)[0] == '\0', "stale create error after a success: '%s'",
+          dfm_world_last_error(NULL));
     dfm_world_destroy(fresh);
 
     /* dt that cannot be simulated */

@@ -65,7 +65,8 @@ int main(void) {
             CHECK_OK(w, dfm_body_get_positions(w, b, 0, 16, before, 0));
             r = dfm_world_step(w, 1.0f / 60.0f);
         }
-        CHECK(r == DFM_ERROR_OUT_OF_BOUNDS, "flying past DFM_MAX_COORD: got %s after %d steps", dfm_result_string(r), s);
+        CHECK(r == DFM_ERROR_OUT_OF_BOUNDS, "flying past DFM_MAX_COORD: got %s after %d steps", dfm_result_string(r),
+              s);
         CHECK(strstr(dfm_world_last_error(w), "DFM_MAX_COORD") != NULL, "message '%s'", dfm_world_last_error(w));
         CHECK_OK(w, dfm_body_get_positions(w, b, 0, 16, after, 0));
         CHECK(memcmp(before, after, sizeof(before)) == 0, "positions changed by the refused step");

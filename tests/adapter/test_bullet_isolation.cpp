@@ -25,7 +25,8 @@ int main() {
     auto* slab = s.keep(new btBoxShape(btVector3(0.3, 0.05, 0.3)));
     const int kFilteredGroup = 64;
     btCollisionObject* e0 = s.add_static(slab, btTransform(btQuaternion::getIdentity(), btVector3(0, 0.0, 0)));
-    btCollisionObject* f = s.add_static(slab, btTransform(btQuaternion::getIdentity(), btVector3(0, 0.2, 0)), kFilteredGroup);
+    btCollisionObject* f = s.add_static(slab, btTransform(btQuaternion::getIdentity(), btVector3(0, 0.2, 0)),
+                                        kFilteredGroup);
     btCollisionObject* e1 = s.add_static(slab, btTransform(btQuaternion::getIdentity(), btVector3(0, 0.3, 0)));
     e0->setUserIndex3(0);
     f->setUserIndex3(-1);
@@ -77,9 +78,10 @@ int main() {
         double cy = 0;
         for (int32_t i = 0; i < g.vertex_count; ++i) cy += x[3 * (size_t)i + 1];
         cy /= g.vertex_count;
-        std::printf("test_bullet_isolation: environment %d cloth centroid y %.4f m (its box top %.2f m)\n", e, cy, top[e]);
-        CHECK(cy > top[e] && cy < top[e] + 0.03, "environment %d cloth at y %.4f, expected within 3 cm above %.2f", e, cy,
-              top[e]);
+        std::printf("test_bullet_isolation: environment %d cloth centroid y %.4f m (its box top %.2f m)\n", e, cy,
+                    top[e]);
+        CHECK(cy > top[e] && cy < top[e] + 0.03, "environment %d cloth at y %.4f, expected within 3 cm above %.2f", e,
+              cy, top[e]);
     }
     dfm_bullet_detach(ad);
     dfm_test_free_grid(&g);

@@ -35,14 +35,14 @@
 #include "shape_probe.h"
 
 static int g_failures = 0;
-#define EXPECT(cond, ...)                                                                     \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            std::fprintf(stderr, "%s:%d: EXPECT(%s) failed: ", __FILE__, __LINE__, #cond);    \
-            std::fprintf(stderr, __VA_ARGS__);                                                \
-            std::fprintf(stderr, "\n");                                                       \
-            ++g_failures;                                                                     \
-        }                                                                                     \
+#define EXPECT(cond, ...)                                                                  \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            std::fprintf(stderr, "%s:%d: EXPECT(%s) failed: ", __FILE__, __LINE__, #cond); \
+            std::fprintf(stderr, __VA_ARGS__);                                             \
+            std::fprintf(stderr, "\n");                                                    \
+            ++g_failures;                                                                  \
+        }                                                                                  \
     } while (0)
 
 namespace {
@@ -64,10 +64,10 @@ struct Lcg {
 /// What a dfm leaf is compared with.
 struct Reference {
     enum Kind { CONVEX, PLANE, MESH } kind;
-    const btCollisionShape* shape;   ///< Convex shape, plane or mesh shape (for AABB and rays).
-    btTransform local;               ///< Its frame in the object frame.
-    double rounding;                 ///< Bullet margin rounding to tolerate (box, cylinder).
-    std::vector<btVector3> triangles;///< MESH: 3 object-frame vertices per triangle.
+    const btCollisionShape* shape;    ///< Convex shape, plane or mesh shape (for AABB and rays).
+    btTransform local;                ///< Its frame in the object frame.
+    double rounding;                  ///< Bullet margin rounding to tolerate (box, cylinder).
+    std::vector<btVector3> triangles; ///< MESH: 3 object-frame vertices per triangle.
 };
 
 struct Case {
@@ -101,13 +101,15 @@ double bullet_distance(const Reference& r, const btTransform& obj, const btVecto
     /* Inside when rays from p cross the surface an odd number of times (majority of three rays,
      * so a ray grazing an edge, which Bullet may count twice or not at all, cannot decide it). */
     ray_object->setWorldTransform(obj);
-    const btVector3 dirs[3] = {btVector3(7.31, 5.17, 3.93), btVector3(-4.11, 6.67, -5.29), btVector3(3.07, -5.83, 6.41)};
+    const btVector3 dirs[3] = {btVector3(7.31, 5.17, 3.93), btVector3(-4.11, 6.67, -5.29),
+                               btVector3(3.07, -5.83, 6.41)};
     int odd = 0;
     for (const btVector3& dir : dirs) {
         const btVector3 to = p + dir;
         btCollisionWorld::AllHitsRayResultCallback cb(p, to);
-        ray_world->rayTestSingle(btTransform(btQuaternion::getIdentity(), p), btTransform(btQuaternion::getIdentity(), to),
-                                 ray_object, ray_object->getCollisionShape(), obj, cb);
+        ray_world->rayTestSingle(btTransform(btQuaternion::getIdentity(), p),
+                                 btTransform(btQuaternion::getIdentity(), to), ray_object,
+                                 ray_object->getCollisionShape(), obj, cb);
         odd += cb.m_hitFractions.size() % 2;
     }
     return odd >= 2 ? -best : best;
@@ -180,13 +182,13 @@ int main() {
     convex("capsule X", s.keep(new btCapsuleShapeX(0.15, 0.5)), 0);
     convex("capsule Z", s.keep(new btCapsuleShapeZ(0.15, 0.5)), 0);
     for (int axis = 0; axis < 3; ++axis) {
-        btCollisionShape* cyl = axis == 0 ? (btCollisionShape*)new btCylinderShapeX(btVector3(0.3, 0.2, 0.2))
-                              : axis == 1 ? (btCollisionShape*)new btCylinderShape(btVector3(0.2, 0.3, 0.2))
-                                          : (btCollisionShape*)new btCylinderShapeZ(btVector3(0.2, 0.2, 0.3));
+        btCollisionShape* cyl = axis == 0   ? (btCollisionShape*)new btCylinderShapeX(btVector3(0.3, 0.2, 0.2))
+                                : axis == 1 ? (btCollisionShape*)new btCylinderShape(btVector3(0.2, 0.3, 0.2))
+                                            : (btCollisionShape*)new btCylinderShapeZ(btVector3(0.2, 0.2, 0.3));
         convex(std::string("cylinder ") + "XYZ"[axis], s.keep(cyl), cyl->getMargin());
-        btCollisionShape* cone = axis == 0 ? (btCollisionShape*)new btConeShapeX(0.25, 0.6)
-                               : axis == 1 ? (btCollisionShape*)new btConeShape(0.25, 0.6)
-                                           : (btCollisionShape*)new btConeShapeZ(0.25, 0.6);
+        btCollisionShape* cone = axis == 0   ? (btCollisionShape*)new btConeShapeX(0.25, 0.6)
+                                 : axis == 1 ? (btCollisionShape*)new btConeShape(0.25, 0.6)
+                                             : (btCollisionShape*)new btConeShapeZ(0.25, 0.6);
         convex(std::string("cone ") + "XYZ"[axis], s.keep(cone), 0);
     }
     {
@@ -194,8 +196,9 @@ int main() {
         Lcg r;
         for (int i = 0; i < 40; ++i) {
             double u = 2 * M_PI * r.next(), v = std::acos(2 * r.next() - 1);
-            hull->addPoint(btVector3(0.3 * std::sin(v) * std::cos(u), 0.2 * std::sin(v) * std::sin(u), 0.25 * std::cos(v)),
-                           i == 39);
+            hull->addPoint(
+                btVector3(0.3 * std::sin(v) * std::cos(u), 0.2 * std::sin(v) * std::sin(u), 0.25 * std::cos(v)),
+                i == 39);
         }
         convex("convex hull", hull, 0);
     }
@@ -210,7 +213,8 @@ int main() {
     auto* bvh = s.keep(new btBvhTriangleMeshShape(lmesh, true));
     {
         Case c{"triangle mesh (L prism)", s.add_static(bvh, pose), {}};
-        c.leaves.push_back({Reference::MESH, bvh, btTransform::getIdentity(), 0, mesh_triangles(lmesh, btVector3(1, 1, 1))});
+        c.leaves.push_back(
+            {Reference::MESH, bvh, btTransform::getIdentity(), 0, mesh_triangles(lmesh, btVector3(1, 1, 1))});
         cases.push_back(c);
         const btVector3 sc(1.5, 0.8, 2.0);
         auto* scaled = s.keep(new btScaledBvhTriangleMeshShape(bvh, sc));
@@ -333,19 +337,22 @@ int main() {
                 dfm_probe_shape_distance(w, ids[l], qb, &d);
                 if (std::fabs(ref) > tol && (ref < 0) != (d < 0)) {
                     ++sign_bad;
-                    std::printf("    sign mismatch at object-frame (%.4f %.4f %.4f): dfm %.5f, bullet %.5f\n", qb[0], qb[1],
-                                qb[2], (double)d, ref);
+                    std::printf("    sign mismatch at object-frame (%.4f %.4f %.4f): dfm %.5f, bullet %.5f\n", qb[0],
+                                qb[1], qb[2], (double)d, ref);
                 }
                 inside += ref < 0;
                 if (std::fabs(ref) <= band) {
-                    if (ref < 0) worst_in = std::fmax(worst_in, std::fabs(d - ref) - k_epa_slack);
-                    else worst = std::fmax(worst, std::fabs(d - ref));
+                    if (ref < 0)
+                        worst_in = std::fmax(worst_in, std::fabs(d - ref) - k_epa_slack);
+                    else
+                        worst = std::fmax(worst, std::fabs(d - ref));
                     ++compared;
                 }
             }
-            std::printf("  %-34s leaf %zu: %3d points (%3d inside), %d sign mismatches, max |dfm - bullet| %.5f m outside, "
-                        "%.5f m inside beyond EPA slack (tolerance %.5f m)\n",
-                        c.name.c_str(), l, compared, inside, sign_bad, worst, worst_in, tol);
+            std::printf(
+                "  %-34s leaf %zu: %3d points (%3d inside), %d sign mismatches, max |dfm - bullet| %.5f m outside, "
+                "%.5f m inside beyond EPA slack (tolerance %.5f m)\n",
+                c.name.c_str(), l, compared, inside, sign_bad, worst, worst_in, tol);
             EXPECT(sign_bad == 0, "%s leaf %zu: %d sign mismatches", c.name.c_str(), l, sign_bad);
             EXPECT(worst <= tol, "%s leaf %zu: distance off by %.5f m > %.5f m", c.name.c_str(), l, worst, tol);
             EXPECT(inside > 10 || r.kind == Reference::PLANE, "%s: too few inside points (%d)", c.name.c_str(), inside);

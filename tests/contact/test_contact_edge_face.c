@@ -46,10 +46,10 @@
 #define CAP_R 0.01f
 
 typedef struct edge_result {
-    float top;          /* final highest vertex z */
-    float min_axis;     /* smallest vertex distance to the capsule axis over the run */
-    float edge_axis;    /* final smallest distance of a cloth edge to the axis */
-    int edge_records;   /* max edge records in a step */
+    float top;        /* final highest vertex z */
+    float min_axis;   /* smallest vertex distance to the capsule axis over the run */
+    float edge_axis;  /* final smallest distance of a cloth edge to the axis */
+    int edge_records; /* max edge records in a step */
     int particle_records;
 } edge_result;
 
@@ -162,8 +162,7 @@ static pinch_result run_pinch(uint32_t flags) {
     float* vel = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     for (int step = 0; step < 60; ++step) {
         cs_scene_step(&s, CS_SCENE_PINCH, step);
-        float pad_z =
-            0.5f + (step < CS_PINCH_HOLD ? 0.0f : (float)(step + 1 - CS_PINCH_HOLD) * CS_PINCH_LIFT * CS_DT);
+        float pad_z = 0.5f + (step < CS_PINCH_HOLD ? 0.0f : (float)(step + 1 - CS_PINCH_HOLD) * CS_PINCH_LIFT * CS_DT);
         CHECK_OK(s.w, dfm_body_get_positions(s.w, s.cloth, 0, n, x, 0));
         CHECK_OK(s.w, dfm_body_get_velocities(s.w, s.cloth, 0, n, vel, 0));
         for (int32_t i = top0; i < n; ++i) {
@@ -214,8 +213,10 @@ int main(void) {
            fo.particle_records, fo.min_fz);
     CHECK(fd.face_records > 0, "default: no face record");
     CHECK(fd.min_fz < -1.0f, "default: sphere reaction z %.3f N, want < -1 N", fd.min_fz);
-    CHECK(fd.edge_records == 0 && fd.particle_records == 0, "default: %d edge / %d particle records (the sphere should "
-          "only reach the triangle's interior)", fd.edge_records, fd.particle_records);
+    CHECK(fd.edge_records == 0 && fd.particle_records == 0,
+          "default: %d edge / %d particle records (the sphere should "
+          "only reach the triangle's interior)",
+          fd.edge_records, fd.particle_records);
     CHECK(fo.face_records == 0 && fo.edge_records == 0 && fo.particle_records == 0 && fo.min_fz == 0.0f,
           "faces off: records %d/%d/%d, reaction z %.3f N", fo.face_records, fo.edge_records, fo.particle_records,
           fo.min_fz);

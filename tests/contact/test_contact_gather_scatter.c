@@ -38,9 +38,9 @@
 #define TOL_COM 2e-2
 
 typedef struct gs_run {
-    float* x;      /* final positions */
-    float* v;      /* final velocities */
-    float* xs;     /* positions of every step (STEPS x n x 3) */
+    float* x;  /* final positions */
+    float* v;  /* final velocities */
+    float* xs; /* positions of every step (STEPS x n x 3) */
     float react[4][3];
     dfm_contact_stats st;
     int32_t n;

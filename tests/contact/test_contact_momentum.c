@@ -147,8 +147,7 @@ int main(void) {
     printf("box, cloth at x = +%.2f, scene %.0f m up: reaction z %.4f N (at 0 m: %.4f), torque (%.2e, %.2e, %.2e) "
            "N m\n",
            off, lift, e.force[2], b.force[2], e.torque[0][0], e.torque[0][1], e.torque[0][2]);
-    CHECK(fabs(-e.force[2] - W) < 0.05 * W, "scene at %.0f m: reaction z %.4f N vs weight %.4f N", lift, e.force[2],
-          W);
+    CHECK(fabs(-e.force[2] - W) < 0.05 * W, "scene at %.0f m: reaction z %.4f N vs weight %.4f N", lift, e.force[2], W);
     CHECK(fabs(e.torque[0][1] - off * W) < 0.1 * off * W, "scene at %.0f m: tau_y %.4e N m, want +%.4e", lift,
           e.torque[0][1], off * W);
     return dfm_test_finish("test_contact_momentum");

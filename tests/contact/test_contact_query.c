@@ -95,9 +95,10 @@ int main(void) {
         float react[6];
         CHECK_OK(w, dfm_world_get_shape_reactions(w, s.shapes, 2, react, NULL, 0));
         for (int k = 0; k < 2; ++k) {
-            double outward = (k == 0 ? -1.0 : 1.0) * react[3 * k + 1], rel = fabs(outward - pad_normal[k]) / pad_normal[k];
-            CHECK(outward > 10.0 * s.weight && rel <= 0.5, "step %d: pad %d reaction %.3f N outward, squeeze %.3f N", step,
-                  k, outward, pad_normal[k]);
+            double outward = (k == 0 ? -1.0 : 1.0) * react[3 * k + 1],
+                   rel = fabs(outward - pad_normal[k]) / pad_normal[k];
+            CHECK(outward > 10.0 * s.weight && rel <= 0.5, "step %d: pad %d reaction %.3f N outward, squeeze %.3f N",
+                  step, k, outward, pad_normal[k]);
             if (rel > worst_reaction) worst_reaction = rel;
         }
         for (int k = 0; k < 2; ++k) {

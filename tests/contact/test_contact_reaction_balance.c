@@ -41,7 +41,8 @@ int main(void) {
     const struct {
         const char* name;
         gcs_setup_fn scene;
-    } scenes[3] = {{"soft cube on box", gcs_soft_cube}, {"cloth over sphere + box", gcs_sphere_box},
+    } scenes[3] = {{"soft cube on box", gcs_soft_cube},
+                   {"cloth over sphere + box", gcs_sphere_box},
                    {"cloth on mesh box", gcs_mesh_box}};
     const int counts[2][2] = {{4, 10}, {8, 20}};
     for (int k = 0; k < 3; ++k)
@@ -59,8 +60,8 @@ int main(void) {
             double mean = (g_reaction_sum + r.reaction_z) / (double)(STEPS - AVG_FIRST);
             double ratio = -mean / r.scene.weight;
             printf("%s, %d x %d: reaction %.4f N (mean of steps %d-%d; last step %.4f N), weight %.4f N (ratio %.4f)\n",
-                   scenes[k].name, g_substeps, g_iterations, -mean, AVG_FIRST, STEPS - 1, -r.reaction_z,
-                   r.scene.weight, ratio);
+                   scenes[k].name, g_substeps, g_iterations, -mean, AVG_FIRST, STEPS - 1, -r.reaction_z, r.scene.weight,
+                   ratio);
             CHECK(fabs(ratio - 1.0) < 0.02, "%s at %d x %d: reaction is %.3f x the weight", scenes[k].name, g_substeps,
                   g_iterations, ratio);
             free(r.x);

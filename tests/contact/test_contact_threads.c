@@ -73,8 +73,8 @@ int main(void) {
             printf("%s, capacity %d, %d threads: positions and reactions %s (reaction z %.4f N); records %d vs %d; "
                    "dropped %lld vs %lld\n",
                    large ? "80 x 80 cloth" : "20 x 20 cloth", capacities[c], t, same ? "bitwise equal" : "DIFFER",
-                   (double)(par.reactions[2] + par.reactions[5] + par.reactions[8]), par.stats.active, serial.stats.active,
-                   (long long)par.stats.dropped_total, (long long)serial.stats.dropped_total);
+                   (double)(par.reactions[2] + par.reactions[5] + par.reactions[8]), par.stats.active,
+                   serial.stats.active, (long long)par.stats.dropped_total, (long long)serial.stats.dropped_total);
             CHECK(same, "capacity %d: %d threads changed the trajectory", capacities[c], t);
             CHECK(par.stats.active == serial.stats.active && par.stats.dropped_total == serial.stats.dropped_total &&
                       par.stats.edge_contacts == serial.stats.edge_contacts &&

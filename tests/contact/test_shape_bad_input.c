@@ -108,8 +108,7 @@ int main(void) {
     d.half_extents[1] = 0.0f;
     expect(w, "box half_extents[1] 0", dfm_world_add_shape(w, &d, &out), DFM_ERROR_INVALID_VALUE, "half_extents[1]");
     d.half_extents[1] = -0.1f;
-    expect(w, "box half_extents[1] -0.1", dfm_world_add_shape(w, &d, &out), DFM_ERROR_INVALID_VALUE,
-           "half_extents[1]");
+    expect(w, "box half_extents[1] -0.1", dfm_world_add_shape(w, &d, &out), DFM_ERROR_INVALID_VALUE, "half_extents[1]");
     d = dfm_shape_def_default();
     d.local_position[1] = NAN;
     expect(w, "NaN local_position[1]", dfm_world_add_shape(w, &d, &out), DFM_ERROR_NON_FINITE, "local_position[1]");

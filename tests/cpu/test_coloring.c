@@ -52,8 +52,10 @@ int main(void) {
         int32_t* tris = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)nt);
         for (int32_t t = 0; t < nt; ++t) {
             int32_t a = (int32_t)(rnd() % (uint32_t)n), b, c;
+            // clang-format off
             do b = (int32_t)(rnd() % (uint32_t)n); while (b == a);
             do c = (int32_t)(rnd() % (uint32_t)n); while (c == a || c == b);
+            // clang-format on
             tris[3 * t] = a;
             tris[3 * t + 1] = b;
             tris[3 * t + 2] = c;

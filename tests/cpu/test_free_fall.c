@@ -52,7 +52,8 @@ int main(void) {
 
     const float v0[3] = {0.3f, -0.2f, 1.5f};
     float* vel = (float*)malloc(sizeof(float) * 3 * (size_t)(cloth.vertex_count > nv ? cloth.vertex_count : nv));
-    for (int32_t i = 0; i < (cloth.vertex_count > nv ? cloth.vertex_count : nv); ++i) memcpy(vel + 3 * i, v0, sizeof(v0));
+    for (int32_t i = 0; i < (cloth.vertex_count > nv ? cloth.vertex_count : nv); ++i)
+        memcpy(vel + 3 * i, v0, sizeof(v0));
     CHECK_OK(w, dfm_body_set_velocities(w, c, 0, cloth.vertex_count, vel, 0));
     CHECK_OK(w, dfm_body_set_velocities(w, v, 0, nv, vel, 0));
     for (int s = 0; s < steps; ++s) CHECK_OK(w, dfm_world_step(w, dt));

@@ -84,11 +84,13 @@ static test_mesh make_icosphere(float r, int levels) {
     }
     test_mesh m = mesh_alloc(nv, nt);
     const double g = (1.0 + sqrt(5.0)) / 2.0;
+    // clang-format off
     const double base[12][3] = {{-1, g, 0}, {1, g, 0}, {-1, -g, 0}, {1, -g, 0}, {0, -1, g}, {0, 1, g},
                                 {0, -1, -g}, {0, 1, -g}, {g, 0, -1}, {g, 0, 1}, {-g, 0, -1}, {-g, 0, 1}};
     static const int32_t faces[60] = {0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2,
                                       10, 7, 6, 7, 1, 8, 3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5,
                                       2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1};
+    // clang-format on
     double* pos = (double*)malloc(sizeof(double) * 3 * (size_t)nv);
     for (int i = 0; i < 12; ++i) {
         double l = sqrt(base[i][0] * base[i][0] + base[i][1] * base[i][1] + base[i][2] * base[i][2]);
@@ -125,7 +127,8 @@ static test_mesh make_icosphere(float r, int levels) {
                 }
                 mid[e] = vals[h];
             }
-            int32_t sub[12] = {c[0], mid[0], mid[2], c[1], mid[1], mid[0], c[2], mid[2], mid[1], mid[0], mid[1], mid[2]};
+            int32_t sub[12] = {c[0], mid[0], mid[2], c[1],   mid[1], mid[0],
+                               c[2], mid[2], mid[1], mid[0], mid[1], mid[2]};
             memcpy(tmp + 3 * out_t, sub, sizeof(sub));
             out_t += 4;
         }
@@ -300,8 +303,7 @@ static double compare_random(const char* name, const dfm_mesh_sdf* s, ref_fn ref
     int used = 0, bad_sign = 0, bad_value = 0;
     for (int n = 0; n < count; ++n) {
         double p[3];
-        for (int a = 0; a < 3; ++a)
-            p[a] = (double)s->origin[a] + rnd() * (double)s->cell * (double)(s->dims[a] - 1);
+        for (int a = 0; a < 3; ++a) p[a] = (double)s->origin[a] + rnd() * (double)s->cell * (double)(s->dims[a] - 1);
         double r = ref(ctx, p);
         if (fabs(r) > limit) continue;
         ++used;
@@ -309,7 +311,8 @@ static double compare_random(const char* name, const dfm_mesh_sdf* s, ref_fn ref
         double e = fabs(g - r);
         if (e > worst) worst = e;
         if (e > bound && bad_value++ < 3)
-            CHECK(0, "%s: at (%g %g %g) grid %g, reference %g (|diff| %g > %g)", name, p[0], p[1], p[2], g, r, e, bound);
+            CHECK(0, "%s: at (%g %g %g) grid %g, reference %g (|diff| %g > %g)", name, p[0], p[1], p[2], g, r, e,
+                  bound);
         if (fabs(r) > bound && (g < 0) != (r < 0) && bad_sign++ < 3)
             CHECK(0, "%s: sign at (%g %g %g): grid %g, reference %g", name, p[0], p[1], p[2], g, r);
     }
@@ -644,7 +647,8 @@ static void test_refusals(void) {
     memcpy(open.v, box.v, sizeof(float) * 24);
     memcpy(open.t, box.t, sizeof(int32_t) * 12);
     memcpy(open.t + 12, box.t + 15, sizeof(int32_t) * 21);
-    expect_refusal("open box", &open, 0.0f, 0, DFM_MESH_SDF_NOT_CLOSED, "edge (0, 1) of triangle 1 belongs to no other");
+    expect_refusal("open box", &open, 0.0f, 0, DFM_MESH_SDF_NOT_CLOSED,
+                   "edge (0, 1) of triangle 1 belongs to no other");
     mesh_free(&open);
 
     /* Triangle 7 flipped. */

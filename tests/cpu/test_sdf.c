@@ -89,6 +89,7 @@ static test_shape make_shape(const char* name, int32_t type, float p0, float p1,
     t.g.params[2] = p2 * scale;
     double a = t.g.params[0], b = t.g.params[1], c = t.g.params[2];
     switch (type) {
+    // clang-format off
     case DFM_GEOM_SPHERE: t.size = a; t.ext[0] = t.ext[1] = t.ext[2] = a; break;
     case DFM_GEOM_BOX:
         t.size = fmax(a, fmax(b, c));
@@ -107,6 +108,7 @@ static test_shape make_shape(const char* name, int32_t type, float p0, float p1,
         }
         break;
     default: break;
+        // clang-format on
     }
     return t;
 }
@@ -121,8 +123,10 @@ static double seg2_dist_ternary(double x, double z, double ax, double az, double
         double m1 = lo + (hi - lo) / 3.0, m2 = hi - (hi - lo) / 3.0;
         double d1 = hypot(x - (ax + m1 * (bx - ax)), z - (az + m1 * (bz - az)));
         double d2 = hypot(x - (ax + m2 * (bx - ax)), z - (az + m2 * (bz - az)));
-        if (d1 < d2) hi = m2;
-        else lo = m1;
+        if (d1 < d2)
+            hi = m2;
+        else
+            lo = m1;
     }
     double m = 0.5 * (lo + hi);
     return hypot(x - (ax + m * (bx - ax)), z - (az + m * (bz - az)));
@@ -156,8 +160,10 @@ static double ref_distance(const dfm_shape_geom* g, const double p[3], int* insi
         double lo = -b, hi = b;
         for (int i = 0; i < 200; ++i) {
             double m1 = lo + (hi - lo) / 3.0, m2 = hi - (hi - lo) / 3.0;
-            if (hypot(rho, p[2] - m1) < hypot(rho, p[2] - m2)) hi = m2;
-            else lo = m1;
+            if (hypot(rho, p[2] - m1) < hypot(rho, p[2] - m2))
+                hi = m2;
+            else
+                lo = m1;
         }
         double l = hypot(rho, p[2] - 0.5 * (lo + hi));
         *inside = l < a;
@@ -224,8 +230,8 @@ static void check_analytic(const test_shape* t) {
             ++sign_checked;
             if ((v < 0.0f) != (inside != 0)) {
                 if (sign_bad < 5)
-                    fprintf(stderr, "  %s: sign at (%g %g %g): sdf %g, reference %s %g\n", t->name, pd[0], pd[1],
-                            pd[2], (double)v, inside ? "inside" : "outside", ref);
+                    fprintf(stderr, "  %s: sign at (%g %g %g): sdf %g, reference %s %g\n", t->name, pd[0], pd[1], pd[2],
+                            (double)v, inside ? "inside" : "outside", ref);
                 ++sign_bad;
             }
         }
@@ -233,8 +239,8 @@ static void check_analytic(const test_shape* t) {
         float v_only = dfm_shape_sdf_value(&t->g, p);
         float v_null = dfm_shape_sdf(&t->g, p, (dfm_v3*)0);
         dfm_v3 g_only = dfm_shape_sdf_grad(&t->g, p);
-        if (!same_bits(v_only, v) || !same_bits(v_null, v) || !same_bits(g_only.x, g.x) ||
-            !same_bits(g_only.y, g.y) || !same_bits(g_only.z, g.z))
+        if (!same_bits(v_only, v) || !same_bits(v_null, v) || !same_bits(g_only.x, g.x) || !same_bits(g_only.y, g.y) ||
+            !same_bits(g_only.z, g.z))
             ++bits_bad;
         /* (b) unit gradient, and gradient vs central differences where the field is smooth. */
         double u = fabs(sqrt((double)g.x * g.x + (double)g.y * g.y + (double)g.z * g.z) - 1.0);
@@ -372,7 +378,8 @@ static void check_grid(void) {
     }
     const float h = 0.05f * cell;
     for (int n = 0; n < 20000; ++n) {
-        dfm_v3 p = dfm_v3_make((float)rnd_range(-0.45, 0.45), (float)rnd_range(-0.45, 0.45), (float)rnd_range(-0.45, 0.45));
+        dfm_v3 p = dfm_v3_make((float)rnd_range(-0.45, 0.45), (float)rnd_range(-0.45, 0.45),
+                               (float)rnd_range(-0.45, 0.45));
         dfm_v3 g;
         float v = dfm_shape_sdf(&s, p, &g);
         dfm_v3 go = dfm_shape_sdf_grad(&s, p);
@@ -418,7 +425,8 @@ static void check_grid(void) {
        points away from the box. */
     for (int n = 0; n < 1000; ++n) {
         dfm_v3 p = dfm_v3_make((float)rnd_range(-1.0, 1.0), (float)rnd_range(-1.0, 1.0), (float)rnd_range(-1.0, 1.0));
-        dfm_v3 c = dfm_v3_make(fminf(fmaxf(p.x, -0.5f), 0.5f), fminf(fmaxf(p.y, -0.5f), 0.5f), fminf(fmaxf(p.z, -0.5f), 0.5f));
+        dfm_v3 c = dfm_v3_make(fminf(fmaxf(p.x, -0.5f), 0.5f), fminf(fmaxf(p.y, -0.5f), 0.5f),
+                               fminf(fmaxf(p.z, -0.5f), 0.5f));
         double out = dfm_v3_len(dfm_v3_sub(p, c));
         if (out <= 0.0) continue;
         double e = fabs((double)dfm_shape_sdf_value(&s, p) - ((double)dfm_shape_sdf_value(&s, c) + out));
@@ -429,8 +437,7 @@ static void check_grid(void) {
               (double)g.z);
     }
     printf("  %-14s node bad %d  value vs sphere %.2f of bound  grad-fd %.2e (%d)  outside %.2e  bits bad %d\n",
-           "grid-sphere",
-           node_bad, worst_val, worst_grad, checked, worst_out, bits_bad);
+           "grid-sphere", node_bad, worst_val, worst_grad, checked, worst_out, bits_bad);
     CHECK(node_bad == 0, "grid: %d node values not reproduced", node_bad);
     CHECK(worst_val <= 1.0, "grid: value off the sphere by %g of the interpolation bound", worst_val);
     CHECK(checked > 3000 && worst_grad <= 1e-4, "grid: gradient vs fd off by %g (%d checked)", worst_grad, checked);
@@ -528,8 +535,8 @@ static float face_brute(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 b, dfm_v3 c) {
             for (int j = -16; j <= 16; ++j) {
                 double w0 = c0 + i * step, w1 = c1 + j * step;
                 if (w0 < 0.0 || w1 < 0.0 || w0 + w1 > 1.0) continue;
-                float v =
-                    dfm_shape_sdf_value(s, dfm_sdf_bary_point(a, b, c, (float)w0, (float)w1, (float)(1.0 - w0 - w1)));
+                float v = dfm_shape_sdf_value(
+                    s, dfm_sdf_bary_point(a, b, c, (float)w0, (float)w1, (float)(1.0 - w0 - w1)));
                 if (v < best) {
                     best = v;
                     bw0 = w0;
@@ -559,13 +566,15 @@ static void rnd_triangle(const test_shape* t, int i, int general, double tri, df
     } else {
         dfm_v3 x = rnd_point(t, 0.3), g;
         float phi = dfm_shape_sdf(&t->g, x, &g);
-        dfm_v3 tilt = dfm_v3_make((float)rnd_range(-0.3, 0.3), (float)rnd_range(-0.3, 0.3), (float)rnd_range(-0.3, 0.3));
+        dfm_v3 tilt = dfm_v3_make((float)rnd_range(-0.3, 0.3), (float)rnd_range(-0.3, 0.3),
+                                  (float)rnd_range(-0.3, 0.3));
         dfm_v3 n = dfm_v3_normalize(dfm_v3_add(g, tilt));
         dfm_v3 c = dfm_v3_madd(dfm_v3_madd(x, g, -phi), n, (float)(t->size * rnd_range(-0.02, 0.05)));
         dfm_v3 e1 = dfm_v3_normalize(dfm_v3_cross(n, dfm_v3_make(0.3f, 0.5f, 0.8f))), e2 = dfm_v3_cross(n, e1);
         for (int k = 0; k < 3; ++k) {
             double ang = 2.0943951 * k + rnd_range(-0.5, 0.5), r = t->size * tri * rnd_range(0.5, 1.0);
-            v[k] = dfm_v3_add(c, dfm_v3_add(dfm_v3_scale(e1, (float)(r * cos(ang))), dfm_v3_scale(e2, (float)(r * sin(ang)))));
+            v[k] = dfm_v3_add(
+                c, dfm_v3_add(dfm_v3_scale(e1, (float)(r * cos(ang))), dfm_v3_scale(e2, (float)(r * sin(ang)))));
         }
     }
 }
@@ -595,10 +604,12 @@ static double check_face(const char* label, face_fn fn, const test_shape* t, int
         if (e > worst) worst = e;
     }
     char fam[32];
-    if (general) snprintf(fam, sizeof fam, "general");
-    else snprintf(fam, sizeof fam, "draped %.1f", tri);
-    printf("  %-6s %-10s %-11s worst (phi - brute)/size %.2e  mean %.2e  (tolerance %.0e, mean %.0e)\n", label,
-           t->name, fam, worst, sum_err / n, tol, mean_tol);
+    if (general)
+        snprintf(fam, sizeof fam, "general");
+    else
+        snprintf(fam, sizeof fam, "draped %.1f", tri);
+    printf("  %-6s %-10s %-11s worst (phi - brute)/size %.2e  mean %.2e  (tolerance %.0e, mean %.0e)\n", label, t->name,
+           fam, worst, sum_err / n, tol, mean_tol);
     CHECK(worst <= tol, "%s %s %s: above the brute-force minimum by %g (relative)", label, t->name, fam, worst);
     CHECK(sum_err / n <= mean_tol, "%s %s %s: mean excess %g (relative)", label, t->name, fam, sum_err / n);
     CHECK(bad_w == 0, "%s %s: %d results with weights < 0 or not summing to 1", label, t->name, bad_w);
@@ -636,11 +647,13 @@ static void check_post(void) {
             vmin = fminf(vmin, dfm_shape_sdf_value(&s, v[k]));
         }
         CHECK(vmin > 1.0f, "post: a triangle vertex is within %g of the capsule", (double)vmin);
-        float centroid = dfm_shape_sdf_value(&s, dfm_sdf_bary_point(v[0], v[1], v[2], 1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f));
+        float centroid = dfm_shape_sdf_value(
+            &s, dfm_sdf_bary_point(v[0], v[1], v[2], 1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f));
         CHECK(centroid > threshold, "post: the centroid is already within %g", (double)centroid);
         for (int m = 0; m < 2; ++m) {
             float w[3];
-            float phi = m == 0 ? dfm_sdf_face_min(&s, v[0], v[1], v[2], w) : dfm_sdf_face_min_nested(&s, v[0], v[1], v[2], w);
+            float phi = m == 0 ? dfm_sdf_face_min(&s, v[0], v[1], v[2], w)
+                               : dfm_sdf_face_min_nested(&s, v[0], v[1], v[2], w);
             CHECK(phi < threshold && fabsf(phi - gap) < 2e-4f, "post: face optimizer %d found phi %g (gap %g)", m,
                   (double)phi, (double)gap);
             if (fabs((double)phi - gap) > worst_face[m]) worst_face[m] = fabs((double)phi - gap);

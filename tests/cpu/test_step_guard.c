@@ -23,17 +23,21 @@ int main(void) {
     w->state.v[3 * 5 + 1] = NAN;
     w->state.x[3 * 9] = 2e6f;
     dfm_result r = dfm_step_guard_check(w, DFM_OK);
-    CHECK(r == DFM_ERROR_NON_FINITE, "NaN velocity: %s (non-finite is reported before out of bounds)", dfm_result_string(r));
-    CHECK(strstr(dfm_world_last_error(w), "particle 5") != NULL, "message '%s' names particle 5", dfm_world_last_error(w));
+    CHECK(r == DFM_ERROR_NON_FINITE, "NaN velocity: %s (non-finite is reported before out of bounds)",
+          dfm_result_string(r));
+    CHECK(strstr(dfm_world_last_error(w), "particle 5") != NULL, "message '%s' names particle 5",
+          dfm_world_last_error(w));
     CHECK(memcmp(x0, w->state.x, n3 * sizeof(float)) == 0 && memcmp(v0, w->state.v, n3 * sizeof(float)) == 0,
           "state not restored");
     CHECK_OK(w, dfm_step_guard_save(w));
     w->state.x[3 * 9 + 2] = -2e6f;
     r = dfm_step_guard_check(w, DFM_OK);
     CHECK(r == DFM_ERROR_OUT_OF_BOUNDS, "position -2e6 m: %s", dfm_result_string(r));
-    CHECK(strstr(dfm_world_last_error(w), "particle 9") != NULL, "message '%s' names particle 9", dfm_world_last_error(w));
+    CHECK(strstr(dfm_world_last_error(w), "particle 9") != NULL, "message '%s' names particle 9",
+          dfm_world_last_error(w));
     CHECK(memcmp(x0, w->state.x, n3 * sizeof(float)) == 0, "state not restored");
-    CHECK(dfm_step_guard_check(w, DFM_ERROR_INVALID_VALUE) == DFM_ERROR_INVALID_VALUE, "an error result is not passed on");
+    CHECK(dfm_step_guard_check(w, DFM_ERROR_INVALID_VALUE) == DFM_ERROR_INVALID_VALUE,
+          "an error result is not passed on");
     dfm_world_stats st = dfm_world_stats_init();
     CHECK_OK(w, dfm_world_get_stats(w, &st));
     CHECK(st.nonfinite_steps == 2, "nonfinite_steps %lld (want 2)", (long long)st.nonfinite_steps);

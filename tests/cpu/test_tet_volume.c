@@ -10,7 +10,9 @@ static double tet_volume(const float* x, const int32_t* t) {
         b[k] = x[3 * t[2] + k] - x[3 * t[0] + k];
         c[k] = x[3 * t[3] + k] - x[3 * t[0] + k];
     }
-    return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+    return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+            a[2] * (b[0] * c[1] - b[1] * c[0])) /
+           6.0;
 }
 
 int main(void) {

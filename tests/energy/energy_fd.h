@@ -55,9 +55,17 @@ static inline double urange(double a, double b) { return a + (b - a) * urand(); 
 
 /* ---------------------------------------------------------------- double 3-vectors */
 /// A double 3-vector (the reference side of every comparison).
-typedef struct { double v[3]; } d3;
+typedef struct {
+    double v[3];
+} d3;
 /// (x, y, z).
-static inline d3 d3_make(double x, double y, double z) { d3 r; r.v[0] = x; r.v[1] = y; r.v[2] = z; return r; }
+static inline d3 d3_make(double x, double y, double z) {
+    d3 r;
+    r.v[0] = x;
+    r.v[1] = y;
+    r.v[2] = z;
+    return r;
+}
 /// Widens a float vector.
 static inline d3 d3_of(dfm_v3 a) { return d3_make(a.x, a.y, a.z); }
 /// Rounds to a float vector.
@@ -72,7 +80,8 @@ static inline d3 d3_scale(d3 a, double s) { return d3_make(a.v[0] * s, a.v[1] * 
 static inline double d3_dot(d3 a, d3 b) { return a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2]; }
 /// a x b.
 static inline d3 d3_cross(d3 a, d3 b) {
-    return d3_make(a.v[1] * b.v[2] - a.v[2] * b.v[1], a.v[2] * b.v[0] - a.v[0] * b.v[2], a.v[0] * b.v[1] - a.v[1] * b.v[0]);
+    return d3_make(a.v[1] * b.v[2] - a.v[2] * b.v[1], a.v[2] * b.v[0] - a.v[0] * b.v[2],
+                   a.v[0] * b.v[1] - a.v[1] * b.v[0]);
 }
 /// |a|.
 static inline double d3_len(d3 a) { return sqrt(d3_dot(a, a)); }
@@ -97,7 +106,9 @@ static inline double v3_len_f(dfm_v3 a) { return d3_len(d3_of(a)); }
 
 /* ---------------------------------------------------------------- double 3x3 matrices */
 /// A double 3x3 matrix, row-major: m[row][col].
-typedef struct { double m[3][3]; } d33;
+typedef struct {
+    double m[3][3];
+} d33;
 /// Widens a float matrix.
 static inline d33 d33_of(dfm_m33 a) {
     d33 r;
@@ -127,7 +138,8 @@ static inline d33 d33_mul(d33 a, d33 b) {
 }
 /// Matrix times vector, a x.
 static inline d3 d33_mulv(d33 a, d3 x) {
-    return d3_make(d3_dot(d3_make(a.m[0][0], a.m[0][1], a.m[0][2]), x), d3_dot(d3_make(a.m[1][0], a.m[1][1], a.m[1][2]), x),
+    return d3_make(d3_dot(d3_make(a.m[0][0], a.m[0][1], a.m[0][2]), x),
+                   d3_dot(d3_make(a.m[1][0], a.m[1][1], a.m[1][2]), x),
                    d3_dot(d3_make(a.m[2][0], a.m[2][1], a.m[2][2]), x));
 }
 /// det a.
@@ -149,9 +161,11 @@ static inline d33 rand_rotation(void) {
     n = sqrt(n);
     double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
     d33 r;
+    // clang-format off
     r.m[0][0] = 1 - 2 * (y * y + z * z); r.m[0][1] = 2 * (x * y - w * z);     r.m[0][2] = 2 * (x * z + w * y);
     r.m[1][0] = 2 * (x * y + w * z);     r.m[1][1] = 1 - 2 * (x * x + z * z); r.m[1][2] = 2 * (y * z - w * x);
     r.m[2][0] = 2 * (x * z - w * y);     r.m[2][1] = 2 * (y * z + w * x);     r.m[2][2] = 1 - 2 * (x * x + y * y);
+    // clang-format on
     return r;
 }
 /// Random linear map (dimensionless): rotation * (s I + eps G), G with entries in [-1, 1].
@@ -233,9 +247,9 @@ typedef struct {
     double worst;
     double tol;
     long n;
-    long weak;       /* FD samples whose float-noise allowance exceeds half the reference value */
-    double raw;      /* FD checks: worst |got - ref| / (|ref| + floor) before the rounding allowance */
-    double used;     /* FD checks: worst |got - ref| / allowance (how much of the allowance was needed) */
+    long weak;   /* FD samples whose float-noise allowance exceeds half the reference value */
+    double raw;  /* FD checks: worst |got - ref| / (|ref| + floor) before the rounding allowance */
+    double used; /* FD checks: worst |got - ref| / allowance (how much of the allowance was needed) */
 } check_t;
 /// Starts a check named `name` that passes while the worst error stays <= tol.
 static inline void chk_init(check_t* c, const char* name, double tol) {
@@ -345,8 +359,8 @@ static inline void chk_fd33(check_t* c, d33 got, d33 ref, double floor, double a
 }
 /// Checks the force (N) on vertex vi against -grad E by central differences (step in m, see
 /// fd_gradient); floor and allow in N (see chk_fd3).
-static inline void chk_force_fd(check_t* c, force_fn force, scalar_fn e, const void* ctx, dfm_v3* x, int vi, double step,
-                                double floor, double allow) {
+static inline void chk_force_fd(check_t* c, force_fn force, scalar_fn e, const void* ctx, dfm_v3* x, int vi,
+                                double step, double floor, double allow) {
     d3 g = fd_gradient(e, ctx, x, vi, step);
     chk_fd3(c, force(x, vi, ctx), d3_scale(g, -1.0), floor, allow);
 }

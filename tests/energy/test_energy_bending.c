@@ -43,9 +43,14 @@ static double bend_angle_d(const dfm_v3* x, int* ok) {
     d3 e = d3_sub(p3, p2);
     d3 n1 = d3_cross(d3_sub(p2, p0), d3_sub(p3, p0));
     d3 n2 = d3_cross(d3_sub(p3, p1), d3_sub(p2, p1));
-    if (d3_len(n1) == 0.0 || d3_len(n2) == 0.0 || d3_len(e) == 0.0) { *ok = 0; return 0.0; }
+    if (d3_len(n1) == 0.0 || d3_len(n2) == 0.0 || d3_len(e) == 0.0) {
+        *ok = 0;
+        return 0.0;
+    }
     *ok = 1;
-    n1 = d3_unit(n1); n2 = d3_unit(n2); e = d3_unit(e);
+    n1 = d3_unit(n1);
+    n2 = d3_unit(n2);
+    e = d3_unit(e);
     return atan2(d3_dot(d3_cross(n1, n2), e), d3_dot(n1, n2));
 }
 static double wrap_pi(double d) {
@@ -72,8 +77,15 @@ static d3 bend_eval(const dfm_v3* x, int vi, const void* ctx, d33* H) {
     *H = d33_of(h);
     return d3_of(f);
 }
-static d3 bend_force(const dfm_v3* x, int vi, const void* ctx) { d33 H; return bend_eval(x, vi, ctx, &H); }
-static d33 bend_hess(const dfm_v3* x, int vi, const void* ctx) { d33 H; bend_eval(x, vi, ctx, &H); return H; }
+static d3 bend_force(const dfm_v3* x, int vi, const void* ctx) {
+    d33 H;
+    return bend_eval(x, vi, ctx, &H);
+}
+static d33 bend_hess(const dfm_v3* x, int vi, const void* ctx) {
+    d33 H;
+    bend_eval(x, vi, ctx, &H);
+    return H;
+}
 /* Random hinge with edge length L and fold angle delta: rotating the o1 wing by delta about e
    from the flat configuration; by the convention theta = delta. Returns the smallest height. */
 static double rand_hinge(double L, double delta, dfm_v3 x[4]) {
@@ -83,9 +95,14 @@ static double rand_hinge(double L, double delta, dfm_v3 x[4]) {
     d3 p2 = d3_rand(2.0 * L), p3 = d3_add(p2, d3_scale(u, L));
     double phi0 = urange(-PI_D, PI_D), phi1 = phi0 + PI_D + delta;
     double h0 = urange(0.3, 1.5) * L, h1 = urange(0.3, 1.5) * L;
-    d3 p0 = d3_add(d3_add(p2, d3_scale(u, urange(-0.3, 1.3) * L)), d3_scale(d3_add(d3_scale(p, cos(phi0)), d3_scale(q, sin(phi0))), h0));
-    d3 p1 = d3_add(d3_add(p2, d3_scale(u, urange(-0.3, 1.3) * L)), d3_scale(d3_add(d3_scale(p, cos(phi1)), d3_scale(q, sin(phi1))), h1));
-    x[0] = d3_to_f(p0); x[1] = d3_to_f(p1); x[2] = d3_to_f(p2); x[3] = d3_to_f(p3);
+    d3 p0 = d3_add(d3_add(p2, d3_scale(u, urange(-0.3, 1.3) * L)),
+                   d3_scale(d3_add(d3_scale(p, cos(phi0)), d3_scale(q, sin(phi0))), h0));
+    d3 p1 = d3_add(d3_add(p2, d3_scale(u, urange(-0.3, 1.3) * L)),
+                   d3_scale(d3_add(d3_scale(p, cos(phi1)), d3_scale(q, sin(phi1))), h1));
+    x[0] = d3_to_f(p0);
+    x[1] = d3_to_f(p1);
+    x[2] = d3_to_f(p2);
+    x[3] = d3_to_f(p3);
     return fmin(h0, h1);
 }
 /* |dtheta/dx_vi| scale: 1 / (smallest height). */
@@ -121,7 +138,9 @@ static void test_bending(void) {
         c.rest_length = (float)(L * urange(0.8, 1.2));
         c.ke = (float)urange(0.1, 10.0);
         c.rest_angle = (float)urange(-2.8, 2.8);
-        c.kd = 0.0f; c.h = 0.0f; c.xn = NULL;
+        c.kd = 0.0f;
+        c.h = 0.0f;
+        c.xn = NULL;
         double k = (double)c.ke * c.rest_length;
         double eref = 0.5 * k * (thd - c.rest_angle) * (thd - c.rest_angle);
         chk_add(&c_e_ref, fabs(bend_energy_f(x, &c) - eref) / (eref + 1e-3 * k));
@@ -170,7 +189,8 @@ static void test_bending(void) {
         double dfs = (double)cd.kd * cd.rest_length / cd.h / hmin;
         for (int vi = 0; vi < 4; ++vi) {
             chk_force_fd(&c_d_only_fd, bend_force, bend_dissipation, &cz, xd, vi, 0.1 * step, 1e-2 * dfs * 0.1, 0.0);
-            chk_hessian_at_xn(&c_dh_fd, bend_hess, bend_force, &cz, xn, 4, vi, step, 1e-2 * dfs / hmin, fd_allow(dfs * cond, step));
+            chk_hessian_at_xn(&c_dh_fd, bend_hess, bend_force, &cz, xn, 4, vi, step, 1e-2 * dfs / hmin,
+                              fd_allow(dfs * cond, step));
         }
     }
     /* damping across the +-pi cut: theta ~ pi - d, thetan ~ -pi + d must be a small rate */
@@ -183,17 +203,24 @@ static void test_bending(void) {
         d3 p2 = d3_of(x[2]), u = d3_unit(d3_sub(d3_of(x[3]), d3_of(x[2])));
         d3 r = d3_sub(d3_of(x[1]), p2);
         double ang = 0.04;
-        d3 rr = d3_add(d3_add(d3_scale(r, cos(ang)), d3_scale(d3_cross(u, r), sin(ang))), d3_scale(u, d3_dot(u, r) * (1 - cos(ang))));
+        d3 rr = d3_add(d3_add(d3_scale(r, cos(ang)), d3_scale(d3_cross(u, r), sin(ang))),
+                       d3_scale(u, d3_dot(u, r) * (1 - cos(ang))));
         memcpy(xn, x, sizeof xn);
         xn[1] = d3_to_f(d3_add(p2, rr));
         bend_ctx cz;
-        cz.ke = 0.0f; cz.rest_angle = 0.0f; cz.rest_length = (float)L; cz.h = 0.01f; cz.kd = 1.0f; cz.xn = xn;
+        cz.ke = 0.0f;
+        cz.rest_angle = 0.0f;
+        cz.rest_length = (float)L;
+        cz.h = 0.01f;
+        cz.kd = 1.0f;
+        cz.xn = xn;
         /* expected: rate = wrap(theta - thetan)/h with |wrap| ~ 0.04 */
         int ok;
         double d = wrap_pi(bend_angle_d(x, &ok) - bend_angle_d(xn, &ok));
         double dfs = (double)cz.kd * cz.rest_length / cz.h / hmin;
         for (int vi = 0; vi < 4; ++vi) {
-            chk_force_fd(&c_d_only_fd, bend_force, bend_dissipation, &cz, x, vi, 0.1 * FD_REL * L, 1e-2 * dfs * fabs(d), 0.0);
+            chk_force_fd(&c_d_only_fd, bend_force, bend_dissipation, &cz, x, vi, 0.1 * FD_REL * L, 1e-2 * dfs * fabs(d),
+                         0.0);
         }
     }
     /* rigid motions of xn */
@@ -203,8 +230,12 @@ static void test_bending(void) {
         double hmin = rand_hinge(L, urange(-3.0, 3.0), xn);
         rigid(xn, 4, L, x);
         bend_ctx cz;
-        cz.ke = 0.0f; cz.rest_angle = 0.0f; cz.rest_length = (float)L; cz.h = (float)urange(1e-3, 2e-2);
-        cz.kd = (float)urange(0.1, 10.0); cz.xn = xn;
+        cz.ke = 0.0f;
+        cz.rest_angle = 0.0f;
+        cz.rest_length = (float)L;
+        cz.h = (float)urange(1e-3, 2e-2);
+        cz.kd = (float)urange(0.1, 10.0);
+        cz.xn = xn;
         double dfs = (double)cz.kd * cz.rest_length / cz.h / hmin;
         for (int vi = 0; vi < 4; ++vi) chk_add(&c_rigid, d3_len(bend_force(x, vi, &cz)) / dfs);
     }
@@ -216,11 +247,13 @@ static void test_bending(void) {
         memcpy(g, x, sizeof g);
         d3 p2 = d3_of(g[2]), e = d3_sub(d3_of(g[3]), p2);
         int kind = n % 5;
+        // clang-format off
         if (kind == 0) g[0] = d3_to_f(d3_add(p2, d3_scale(e, urange(-1.0, 2.0))));      /* o0 on the edge line */
         else if (kind == 1) g[1] = d3_to_f(d3_add(p2, d3_scale(e, urange(-1.0, 2.0)))); /* o1 on the edge line */
         else if (kind == 2) g[3] = g[2];                                                 /* zero-length edge */
         else if (kind == 3) { g[0] = g[2]; g[1] = g[2]; g[3] = g[2]; }                   /* collapsed */
         else g[0].x = NAN;
+        // clang-format on
         int bad = 0;
         bad |= dfm_dihedral_angle(g) != 0.0f;
         bad |= dfm_bending_energy(g, 0.3f, 1.0f, 1.0f) != 0.0f;
@@ -251,9 +284,19 @@ static void test_bending(void) {
         chk_add(&c_degen, v3_len_f(f) > 0.0f ? 0.0 : 1.0);
     }
 
-    chk_report(&c_angle_known); chk_report(&c_angle_ref); chk_report(&c_e_ref); chk_report(&c_rest); chk_report(&c_f_fd);
-    chk_report(&c_h_fd); chk_report(&c_psd); chk_report(&c_d_fd); chk_report(&c_d_only_fd); chk_report(&c_dh_fd);
-    chk_report(&c_rigid); chk_report(&c_degen); chk_report(&c_degen_n);
+    chk_report(&c_angle_known);
+    chk_report(&c_angle_ref);
+    chk_report(&c_e_ref);
+    chk_report(&c_rest);
+    chk_report(&c_f_fd);
+    chk_report(&c_h_fd);
+    chk_report(&c_psd);
+    chk_report(&c_d_fd);
+    chk_report(&c_d_only_fd);
+    chk_report(&c_dh_fd);
+    chk_report(&c_rigid);
+    chk_report(&c_degen);
+    chk_report(&c_degen_n);
 }
 
 int main(void) {

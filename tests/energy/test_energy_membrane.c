@@ -40,9 +40,16 @@ typedef struct {
 } mem_ctx;
 
 static void mem_ab(const float dinv[4], int vi, double* a, double* b) {
-    if (vi == 0) { *a = -(double)(dinv[0] + dinv[2]); *b = -(double)(dinv[1] + dinv[3]); }
-    else if (vi == 1) { *a = dinv[0]; *b = dinv[1]; }
-    else { *a = dinv[2]; *b = dinv[3]; }
+    if (vi == 0) {
+        *a = -(double)(dinv[0] + dinv[2]);
+        *b = -(double)(dinv[1] + dinv[3]);
+    } else if (vi == 1) {
+        *a = dinv[0];
+        *b = dinv[1];
+    } else {
+        *a = dinv[2];
+        *b = dinv[3];
+    }
 }
 /* Independent double F columns. */
 static void mem_F_d(const dfm_v3* x, const float dinv[4], d3* f0, d3* f1) {
@@ -85,16 +92,24 @@ static d3 mem_eval(const dfm_v3* x, int vi, const void* ctx, d33* H) {
     *H = d33_of(h);
     return d3_of(f);
 }
-static d3 mem_force(const dfm_v3* x, int vi, const void* ctx) { d33 H; return mem_eval(x, vi, ctx, &H); }
-static d33 mem_hess(const dfm_v3* x, int vi, const void* ctx) { d33 H; mem_eval(x, vi, ctx, &H); return H; }
+static d3 mem_force(const dfm_v3* x, int vi, const void* ctx) {
+    d33 H;
+    return mem_eval(x, vi, ctx, &H);
+}
+static d33 mem_hess(const dfm_v3* x, int vi, const void* ctx) {
+    d33 H;
+    mem_eval(x, vi, ctx, &H);
+    return H;
+}
 /* Random well-shaped rest triangle of size ~L around a random centre. */
 static void rand_triangle(double L, dfm_v3 X[3]) {
     for (;;) {
         d3 c = d3_rand(2.0 * L);
         d3 p[3];
         for (int i = 0; i < 3; ++i) p[i] = d3_add(c, d3_rand(L));
-        double l2 = fmax(d3_dot(d3_sub(p[1], p[0]), d3_sub(p[1], p[0])),
-                         fmax(d3_dot(d3_sub(p[2], p[0]), d3_sub(p[2], p[0])), d3_dot(d3_sub(p[2], p[1]), d3_sub(p[2], p[1]))));
+        double l2 = fmax(
+            d3_dot(d3_sub(p[1], p[0]), d3_sub(p[1], p[0])),
+            fmax(d3_dot(d3_sub(p[2], p[0]), d3_sub(p[2], p[0])), d3_dot(d3_sub(p[2], p[1]), d3_sub(p[2], p[1]))));
         double a2 = d3_len(d3_cross(d3_sub(p[1], p[0]), d3_sub(p[2], p[0])));
         if (l2 > 0.04 * L * L && a2 > 0.25 * l2) {
             for (int i = 0; i < 3; ++i) X[i] = d3_to_f(p[i]);
@@ -157,8 +172,13 @@ static void test_membrane(void) {
         rand_triangle(L, X);
         mem_ctx c;
         mem_random_material(&c);
-        c.kd = 0.0f; c.h = 0.0f; c.xn = NULL;
-        if (!dfm_tri_rest_compute(X[0], X[1], X[2], c.dinv, &c.area)) { chk_add(&c_rest_ok, 1.0); continue; }
+        c.kd = 0.0f;
+        c.h = 0.0f;
+        c.xn = NULL;
+        if (!dfm_tri_rest_compute(X[0], X[1], X[2], c.dinv, &c.area)) {
+            chk_add(&c_rest_ok, 1.0);
+            continue;
+        }
         chk_add(&c_rest_ok, 0.0);
         d3 d1 = d3_sub(d3_of(X[1]), d3_of(X[0])), d2 = d3_sub(d3_of(X[2]), d3_of(X[0]));
         d3 e1 = d3_unit(d1), e2 = d3_cross(d3_unit(d3_cross(d1, d2)), e1);
@@ -174,8 +194,10 @@ static void test_membrane(void) {
         chk_add(&c_rest_iso, fmax(fabs(d3_dot(f0, f0) - 1.0), fmax(fabs(d3_dot(f1, f1) - 1.0), fabs(d3_dot(f0, f1)))));
         dfm_v3 x[3];
         for (int pass = 0; pass < 2; ++pass) {
-            if (pass == 0) memcpy(x, X, sizeof x);
-            else rigid(X, 3, L, x);
+            if (pass == 0)
+                memcpy(x, X, sizeof x);
+            else
+                rigid(X, 3, L, x);
             chk_add(&c_rest_e, fabs(dfm_membrane_energy(x, c.dinv, c.area, c.mu, c.lam)) / (c.mu * c.area));
             for (int vi = 0; vi < 3; ++vi) chk_add(&c_rest_f, d3_len(mem_force(x, vi, &c)) / mem_fscale(&c, x, vi));
         }
@@ -186,24 +208,30 @@ static void test_membrane(void) {
            collinear cases are collinear in float too */
         double sc = ldexp(1.0, (int)urange(-10.0, 6.0));
         d3 p0 = d3_scale(rand_int3(8), sc), u;
+        // clang-format off
         do u = d3_scale(rand_int3(4), sc); while (d3_len(u) == 0.0);
+        // clang-format on
         const double ts[5] = {-2.0, -1.0, 0.5, 2.0, 3.0};
         d3 p1 = d3_add(p0, u), p2;
         int kind = n % 6;
+        // clang-format off
         if (kind == 0) p2 = d3_add(p0, d3_scale(u, ts[(int)urange(0.0, 5.0)]));   /* collinear */
         else if (kind == 1) { p1 = p0; p2 = d3_add(p0, d3_rand(sc)); }           /* coincident pair */
         else if (kind == 2) p2 = p0;                                               /* coincident pair */
         else if (kind == 3) { p1 = p0; p2 = p0; }                                  /* point */
         else if (kind == 4) p2 = d3_make(NAN, 0.0, 0.0);                           /* non-finite */
         else p2 = d3_make(INFINITY, 1.0, 0.0);
+        // clang-format on
         float dinv[4] = {-7.0f, -7.0f, -7.0f, -7.0f}, area = -7.0f;
         int r = dfm_tri_rest_compute(d3_to_f(p0), d3_to_f(p1), d3_to_f(p2), dinv, &area);
-        int bad = r != 0 || area != -7.0f || dinv[0] != -7.0f || dinv[1] != -7.0f || dinv[2] != -7.0f || dinv[3] != -7.0f;
+        int bad = r != 0 || area != -7.0f || dinv[0] != -7.0f || dinv[1] != -7.0f || dinv[2] != -7.0f ||
+                  dinv[3] != -7.0f;
         chk_add(&c_degen, bad ? 1.0 : 0.0);
     }
-    {   /* exactly representable near-collinear: area 1e-14 relative to edge^2 */
+    { /* exactly representable near-collinear: area 1e-14 relative to edge^2 */
         float dinv[4] = {-7.0f, -7.0f, -7.0f, -7.0f}, area = -7.0f;
-        int r = dfm_tri_rest_compute(dfm_v3_make(0, 0, 0), dfm_v3_make(1, 0, 0), dfm_v3_make(0.5f, 1e-14f, 0), dinv, &area);
+        int r = dfm_tri_rest_compute(dfm_v3_make(0, 0, 0), dfm_v3_make(1, 0, 0), dfm_v3_make(0.5f, 1e-14f, 0), dinv,
+                                     &area);
         chk_add(&c_degen, r != 0 || area != -7.0f ? 1.0 : 0.0);
         r = dfm_tri_rest_compute(dfm_v3_make(0, 0, 0), dfm_v3_make(1, 0, 0), dfm_v3_make(0.5f, 1e-5f, 0), dinv, &area);
         chk_add(&c_degen, r != 1 ? 1.0 : 0.0); /* thin but well above the threshold: accepted */
@@ -217,7 +245,9 @@ static void test_membrane(void) {
         rand_triangle(L, X);
         mem_ctx c;
         mem_random_material(&c);
-        c.kd = 0.0f; c.h = 0.0f; c.xn = NULL;
+        c.kd = 0.0f;
+        c.h = 0.0f;
+        c.xn = NULL;
         if (!dfm_tri_rest_compute(X[0], X[1], X[2], c.dinv, &c.area)) continue;
         int regime = n % 4; /* 0,1: general; 2: strongly compressed; 3: stretched */
         double s = regime == 2 ? urange(0.1, 0.7) : (regime == 3 ? urange(1.3, 2.2) : urange(0.6, 1.6));
@@ -249,7 +279,8 @@ static void test_membrane(void) {
                 /* the clamp drops (s/J)(|w|^2 I - w w^T - dJ dJ^T), which is negative semidefinite
                    for s < 0, so the projected block must dominate the exact one */
                 d33 Hfd = fd_hessian(mem_force, &c, x, vi, step);
-                chk_add(&c_h_clamp, fmax(0.0, -min_eig_sym(d33_sub(H, Hfd)) - sqrt(3.0) * fd_allow(fmag, step)) / d33_fro(H));
+                chk_add(&c_h_clamp,
+                        fmax(0.0, -min_eig_sym(d33_sub(H, Hfd)) - sqrt(3.0) * fd_allow(fmag, step)) / d33_fro(H));
             }
         }
     }
@@ -271,12 +302,14 @@ static void test_membrane(void) {
         for (int vi = 0; vi < 3; ++vi) {
             double fs = mem_fscale(&c, x, vi), emag, fmag;
             mem_mags(&c, x, vi, &emag, &fmag);
-            chk_damped_force_fd(&c_d_fd, mem_force, mem_energy_f, mem_dissipation, &c, x, vi, step, 1e-2 * fs, fd_allow(emag, step));
+            chk_damped_force_fd(&c_d_fd, mem_force, mem_energy_f, mem_dissipation, &c, x, vi, step, 1e-2 * fs,
+                                fd_allow(emag, step));
             chk_add(&c_psd, psd_violation(mem_hess(x, vi, &c)));
         }
         /* damping only (mu = lambda = 0) */
         mem_ctx cd = c;
-        cd.mu = 0.0f; cd.lam = 0.0f;
+        cd.mu = 0.0f;
+        cd.lam = 0.0f;
         double dscale_base = (double)c.kd * c.area / c.h;
         for (int vi = 0; vi < 3; ++vi) {
             double a, b;
@@ -289,7 +322,8 @@ static void test_membrane(void) {
         for (int vi = 0; vi < 3; ++vi) {
             double a, b;
             mem_ab(c.dinv, vi, &a, &b);
-            chk_hessian_at_xn(&c_dh_fd, mem_hess, mem_force, &cd, xn, 3, vi, step, 1e-3 * dscale_base * (a * a + b * b), 0.0);
+            chk_hessian_at_xn(&c_dh_fd, mem_hess, mem_force, &cd, xn, 3, vi, step, 1e-3 * dscale_base * (a * a + b * b),
+                              0.0);
         }
     }
     /* ---- rigid motions of xn: no damping force */
@@ -301,7 +335,10 @@ static void test_membrane(void) {
         if (!dfm_tri_rest_compute(X[0], X[1], X[2], c.dinv, &c.area)) continue;
         rand_xn(X, 3, L, xn);
         rigid(xn, 3, L, x);
-        c.mu = 0.0f; c.lam = 0.0f; c.h = (float)urange(1e-3, 2e-2); c.kd = (float)urange(0.1, 10.0);
+        c.mu = 0.0f;
+        c.lam = 0.0f;
+        c.h = (float)urange(1e-3, 2e-2);
+        c.kd = (float)urange(0.1, 10.0);
         c.xn = xn;
         mem_ctx c0 = c;
         c0.kd = 0.0f;
@@ -317,10 +354,23 @@ static void test_membrane(void) {
     }
     if (n_stretched < N_ELEMS) chk_add(&c_h_fd, INFINITY);
 
-    chk_report(&c_rest_ok); chk_report(&c_rest_basis); chk_report(&c_rest_area); chk_report(&c_rest_iso);
-    chk_report(&c_rest_e); chk_report(&c_rest_f); chk_report(&c_degen); chk_report(&c_e_ref); chk_report(&c_f_fd);
-    chk_report(&c_h_fd); chk_report(&c_h_clamp); chk_report(&c_h_sym); chk_report(&c_psd); chk_report(&c_d_fd); chk_report(&c_d_only_fd);
-    chk_report(&c_dh_fd); chk_report(&c_rigid);
+    chk_report(&c_rest_ok);
+    chk_report(&c_rest_basis);
+    chk_report(&c_rest_area);
+    chk_report(&c_rest_iso);
+    chk_report(&c_rest_e);
+    chk_report(&c_rest_f);
+    chk_report(&c_degen);
+    chk_report(&c_e_ref);
+    chk_report(&c_f_fd);
+    chk_report(&c_h_fd);
+    chk_report(&c_h_clamp);
+    chk_report(&c_h_sym);
+    chk_report(&c_psd);
+    chk_report(&c_d_fd);
+    chk_report(&c_d_only_fd);
+    chk_report(&c_dh_fd);
+    chk_report(&c_rigid);
 }
 
 int main(void) {

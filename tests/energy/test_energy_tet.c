@@ -59,7 +59,8 @@ static double tet_energy_ref(const dfm_v3* x, const tet_ctx* c) {
     double lam, alpha;
     nh_params_d(c->mu, c->lam, &lam, &alpha);
     double j = d33_det(F), fro = d33_fro(F);
-    double psi = 0.5 * c->mu * (fro * fro - 3.0) + 0.5 * lam * (j - alpha) * (j - alpha) - 0.5 * lam * (1 - alpha) * (1 - alpha);
+    double psi = 0.5 * c->mu * (fro * fro - 3.0) + 0.5 * lam * (j - alpha) * (j - alpha) -
+                 0.5 * lam * (1 - alpha) * (1 - alpha);
     return c->vol * psi;
 }
 static double tet_energy_f(const dfm_v3* x, const void* ctx) {
@@ -82,8 +83,15 @@ static d3 tet_eval(const dfm_v3* x, int vi, const void* ctx, d33* H) {
     *H = d33_of(h);
     return d3_of(f);
 }
-static d3 tet_force(const dfm_v3* x, int vi, const void* ctx) { d33 H; return tet_eval(x, vi, ctx, &H); }
-static d33 tet_hess(const dfm_v3* x, int vi, const void* ctx) { d33 H; tet_eval(x, vi, ctx, &H); return H; }
+static d3 tet_force(const dfm_v3* x, int vi, const void* ctx) {
+    d33 H;
+    return tet_eval(x, vi, ctx, &H);
+}
+static d33 tet_hess(const dfm_v3* x, int vi, const void* ctx) {
+    d33 H;
+    tet_eval(x, vi, ctx, &H);
+    return H;
+}
 static double tet_mnorm(const float dminv[9], int vi) {
     double m[3];
     for (int j = 0; j < 3; ++j)
@@ -101,7 +109,11 @@ static void rand_tet(double L, dfm_v3 X[4]) {
             for (int j = i + 1; j < 4; ++j) l2 = fmax(l2, d3_dot(d3_sub(p[i], p[j]), d3_sub(p[i], p[j])));
         double v6 = d3_dot(d3_cross(d3_sub(p[1], p[0]), d3_sub(p[2], p[0])), d3_sub(p[3], p[0]));
         if (fabs(v6) > 0.15 * l2 * sqrt(l2) && l2 > 0.04 * L * L) {
-            if (v6 < 0) { d3 t = p[1]; p[1] = p[2]; p[2] = t; }
+            if (v6 < 0) {
+                d3 t = p[1];
+                p[1] = p[2];
+                p[2] = t;
+            }
             for (int i = 0; i < 4; ++i) X[i] = d3_to_f(p[i]);
             return;
         }
@@ -149,8 +161,13 @@ static void test_tet(void) {
         tet_ctx c;
         c.mu = (float)urange(0.2, 5.0);
         c.lam = (float)urange(0.0, 20.0);
-        c.kd = 0.0f; c.h = 0.0f; c.xn = NULL;
-        if (dfm_tet_rest_compute(X[0], X[1], X[2], X[3], c.dminv, &c.vol) != 1) { chk_add(&c_rest_ok, 1.0); continue; }
+        c.kd = 0.0f;
+        c.h = 0.0f;
+        c.xn = NULL;
+        if (dfm_tet_rest_compute(X[0], X[1], X[2], X[3], c.dminv, &c.vol) != 1) {
+            chk_add(&c_rest_ok, 1.0);
+            continue;
+        }
         chk_add(&c_rest_ok, 0.0);
         /* rest data */
         d33 dm, di;
@@ -168,8 +185,10 @@ static void test_tet(void) {
         double v_ref = d33_det(dm) / 6.0;
         chk_add(&c_rest_vol, fmax(fabs(c.vol - v_ref) / v_ref, fabs(1.0 / (6.0 * d33_det(di)) - v_ref) / v_ref));
         for (int pass = 0; pass < 2; ++pass) {
-            if (pass == 0) memcpy(x, X, sizeof x);
-            else rigid(X, 4, L, x);
+            if (pass == 0)
+                memcpy(x, X, sizeof x);
+            else
+                rigid(X, 4, L, x);
             chk_add(&c_rest_e, fabs(tet_energy_f(x, &c)) / (c.mu * c.vol));
             for (int vi = 0; vi < 4; ++vi) chk_add(&c_rest_f, d3_len(tet_force(x, vi, &c)) / tet_fscale(&c, x, vi));
         }
@@ -190,7 +209,8 @@ static void test_tet(void) {
                 chk_force_fd(&c_f_fd, tet_force, tet_energy_f, &c, x, vi, step, 1e-2 * fs, fd_allow(emag, step));
                 d33 H = tet_hess(x, vi, &c);
                 chk_hessian_fd(&c_h_fd, H, tet_force, &c, x, vi, step,
-                               1e-2 * c.vol * (2.0 * c.mu + c.lam) * pow(tet_mnorm(c.dminv, vi), 2.0), fd_allow(fmag, step));
+                               1e-2 * c.vol * (2.0 * c.mu + c.lam) * pow(tet_mnorm(c.dminv, vi), 2.0),
+                               fd_allow(fmag, step));
                 chk_add(&c_h_sym, asym_rel(H));
                 chk_add(&c_psd, psd_violation(H));
             }
@@ -206,17 +226,19 @@ static void test_tet(void) {
         for (int vi = 0; vi < 4; ++vi) {
             double emag, fmag;
             tet_mags(&c, x, vi, &emag, &fmag);
-            chk_damped_force_fd(&c_d_fd, tet_force, tet_energy_f, tet_dissipation, &c, x, vi, step, 1e-2 * tet_fscale(&c, x, vi),
-                                fd_allow(emag, step));
+            chk_damped_force_fd(&c_d_fd, tet_force, tet_energy_f, tet_dissipation, &c, x, vi, step,
+                                1e-2 * tet_fscale(&c, x, vi), fd_allow(emag, step));
             chk_add(&c_psd, psd_violation(tet_hess(x, vi, &c)));
         }
         tet_ctx cd = c;
-        cd.mu = 0.0f; cd.lam = 0.0f;
+        cd.mu = 0.0f;
+        cd.lam = 0.0f;
         double dbase = (double)c.kd * c.vol / c.h;
         for (int vi = 0; vi < 4; ++vi) {
             double fs = dbase * tet_mnorm(c.dminv, vi);
             chk_force_fd(&c_d_only_fd, tet_force, tet_dissipation, &cd, x, vi, 0.1 * step, 1e-2 * fs, 0.0);
-            chk_hessian_at_xn(&c_dh_fd, tet_hess, tet_force, &cd, xn, 4, vi, step, 1e-3 * dbase * pow(tet_mnorm(c.dminv, vi), 2.0), 0.0);
+            chk_hessian_at_xn(&c_dh_fd, tet_hess, tet_force, &cd, xn, 4, vi, step,
+                              1e-3 * dbase * pow(tet_mnorm(c.dminv, vi), 2.0), 0.0);
         }
     }
     /* rigid motions of xn */
@@ -228,7 +250,11 @@ static void test_tet(void) {
         if (dfm_tet_rest_compute(X[0], X[1], X[2], X[3], c.dminv, &c.vol) != 1) continue;
         rand_xn(X, 4, L, xn);
         rigid(xn, 4, L, x);
-        c.mu = 0.0f; c.lam = 0.0f; c.h = (float)urange(1e-3, 2e-2); c.kd = (float)urange(0.1, 10.0); c.xn = xn;
+        c.mu = 0.0f;
+        c.lam = 0.0f;
+        c.h = (float)urange(1e-3, 2e-2);
+        c.kd = (float)urange(0.1, 10.0);
+        c.xn = xn;
         tet_ctx c0 = c;
         c0.kd = 0.0f;
         double fro = d33_fro(tet_F_d(x, c.dminv));
@@ -246,9 +272,14 @@ static void test_tet(void) {
         double v6;
         do {
             for (int i = 0; i < 4; ++i) X[i] = d3_to_f(d3_scale(rand_int3(6), sc));
-            v6 = d3_dot(d3_cross(d3_sub(d3_of(X[1]), d3_of(X[0])), d3_sub(d3_of(X[2]), d3_of(X[0]))), d3_sub(d3_of(X[3]), d3_of(X[0])));
+            v6 = d3_dot(d3_cross(d3_sub(d3_of(X[1]), d3_of(X[0])), d3_sub(d3_of(X[2]), d3_of(X[0]))),
+                        d3_sub(d3_of(X[3]), d3_of(X[0])));
         } while (fabs(v6) < sc * sc * sc);
-        if (v6 < 0) { dfm_v3 t = X[1]; X[1] = X[2]; X[2] = t; }
+        if (v6 < 0) {
+            dfm_v3 t = X[1];
+            X[1] = X[2];
+            X[2] = t;
+        }
         int kind = n % 5, want = 0;
         d3 p0 = d3_of(X[0]), p1 = d3_of(X[1]), p2 = d3_of(X[2]);
         const double ts[5] = {-1.0, 0.5, 1.0, 2.0, -0.5};
@@ -256,7 +287,10 @@ static void test_tet(void) {
             X[3] = d3_to_f(d3_add(p0, d3_add(d3_scale(d3_sub(p1, p0), ts[(int)urange(0.0, 5.0)]),
                                              d3_scale(d3_sub(p2, p0), ts[(int)urange(0.0, 5.0)]))));
         } else if (kind == 1) { /* inverted */
-            dfm_v3 t = X[1]; X[1] = X[2]; X[2] = t; want = -1;
+            dfm_v3 t = X[1];
+            X[1] = X[2];
+            X[2] = t;
+            want = -1;
         } else if (kind == 2) { /* coincident */
             X[3] = X[0];
         } else if (kind == 3) { /* non-finite */
@@ -272,7 +306,7 @@ static void test_tet(void) {
         int bad = r != want || !untouched;
         chk_add(&c_codes, bad ? 1.0 : 0.0);
     }
-    {   /* exact small cases: threshold 1e-6 L^3 (L^3 ~ 2.8 here, so the limit is V ~ 2.8e-6) */
+    { /* exact small cases: threshold 1e-6 L^3 (L^3 ~ 2.8 here, so the limit is V ~ 2.8e-6) */
         float dminv[9], vol;
         dfm_v3 a = dfm_v3_make(0, 0, 0), b = dfm_v3_make(1, 0, 0), cc = dfm_v3_make(0, 1, 0);
         int r1 = dfm_tet_rest_compute(a, b, cc, dfm_v3_make(0.2f, 0.2f, 1e-6f), dminv, &vol);  /* V ~ 1.7e-7: flat */
@@ -281,9 +315,21 @@ static void test_tet(void) {
         chk_add(&c_codes, (r1 != 0) + (r2 != 1) + (r3 != -1));
     }
 
-    chk_report(&c_rest_ok); chk_report(&c_rest_inv); chk_report(&c_rest_vol); chk_report(&c_rest_e); chk_report(&c_rest_f);
-    chk_report(&c_codes); chk_report(&c_e_ref); chk_report(&c_f_fd); chk_report(&c_h_fd); chk_report(&c_h_sym);
-    chk_report(&c_psd); chk_report(&c_d_fd); chk_report(&c_d_only_fd); chk_report(&c_dh_fd); chk_report(&c_rigid);
+    chk_report(&c_rest_ok);
+    chk_report(&c_rest_inv);
+    chk_report(&c_rest_vol);
+    chk_report(&c_rest_e);
+    chk_report(&c_rest_f);
+    chk_report(&c_codes);
+    chk_report(&c_e_ref);
+    chk_report(&c_f_fd);
+    chk_report(&c_h_fd);
+    chk_report(&c_h_sym);
+    chk_report(&c_psd);
+    chk_report(&c_d_fd);
+    chk_report(&c_d_only_fd);
+    chk_report(&c_dh_fd);
+    chk_report(&c_rigid);
 }
 
 int main(void) {

@@ -56,11 +56,14 @@ int main(void) {
      * measurement runs from the end of the 0.25 s settle phase to 0.75 s. */
     const double a6 = atan(0.6), mu = 0.5, t0 = 0.25, t1 = 0.75;
     double expect = 9.81 * (sin(a6) - mu * cos(a6)) * (t1 * t1 - t0 * t0) / 2.0;
-    printf("friction cone (mu 0.5): tan 0.4 moved %.3g m in 2 s; tan 0.6 slid %.4f m from 0.25 to 0.75 s (Coulomb: %.4f m); "
-           "smoothed-only at tan 0.4 moved %.3g m in 2 s\n", hold, slide, expect, creep);
+    printf(
+        "friction cone (mu 0.5): tan 0.4 moved %.3g m in 2 s; tan 0.6 slid %.4f m from 0.25 to 0.75 s (Coulomb: %.4f m); "
+        "smoothed-only at tan 0.4 moved %.3g m in 2 s\n",
+        hold, slide, expect, creep);
     CHECK(fabs(hold) < 1e-3, "patch slid %.4f m below the Coulomb limit", hold);
     CHECK(slide > 0.7 * expect && slide < 1.3 * expect, "slide %.4f m is not within 30%% of Coulomb's %.4f m", slide,
           expect);
-    CHECK(fabs(creep) > 10.0 * fabs(hold), "smoothed friction did not creep (%.4g m) more than the projection (%.4g m)", creep, hold);
+    CHECK(fabs(creep) > 10.0 * fabs(hold), "smoothed friction did not creep (%.4g m) more than the projection (%.4g m)",
+          creep, hold);
     return dfm_test_finish("test_friction_cone");
 }

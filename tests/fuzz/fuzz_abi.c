@@ -116,7 +116,8 @@ static void add_cloth(reader* r, fuzz_world* f) {
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     int32_t* tri = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)t);
     float* xs = (float*)calloc(4 * (size_t)n, sizeof(float)); /* the same positions 16 bytes apart */
-    float o[3] = {f32(r, 1), f32(r, 1), f32(r, 1)}, au[3] = {f32(r, 0.5f), 0, 0}, av[3] = {0, f32(r, 0.5f), f32(r, 0.1f)};
+    float o[3] = {f32(r, 1), f32(r, 1), f32(r, 1)}, au[3] = {f32(r, 0.5f), 0, 0},
+          av[3] = {0, f32(r, 0.5f), f32(r, 0.1f)};
     if (x && tri && dfm_cloth_grid_generate(nu, nv, o, au, av, x, tri) == DFM_OK) {
         if (u8(r) > 200) x[3 * (u8(r) % n) + u8(r) % 3] = f32(r, 10);
         if (u8(r) > 220) tri[u8(r) % (3 * t)] = i32(r);
@@ -273,7 +274,7 @@ static void queries(reader* r, fuzz_world* f) {
     case 1: {
         int32_t el = u8(r) > 200 ? count(r, 200) : (int32_t)sizeof(cp[0]);
         if (el > (int32_t)sizeof(cp[0])) el = (int32_t)sizeof(cp[0]) + 4; /* refused: larger than the library's */
-        (void)dfm_world_get_contacts(f->w, cp, array_count(r, 8) , el, &n);
+        (void)dfm_world_get_contacts(f->w, cp, array_count(r, 8), el, &n);
         break;
     }
     case 2:

@@ -40,8 +40,9 @@ int main(int argc, char** argv) {
         n = 0;
         for (int i = 1; i < argc && n < 8; ++i) envs[n++] = atoi(argv[i]);
     }
-    printf("| envs | particles | CPU env-steps/s | GPU eager env-steps/s | GPU graph env-steps/s | graph/eager | graph/CPU |\n"
-           "|---|---|---|---|---|---|---|\n");
+    printf(
+        "| envs | particles | CPU env-steps/s | GPU eager env-steps/s | GPU graph env-steps/s | graph/eager | graph/CPU |\n"
+        "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; ++i) {
         /* The CPU backend is measured up to 64 environments only (a 1024-environment step takes
          * tens of seconds there); its env-steps/s is flat in the environment count. */

@@ -9,12 +9,12 @@
 
 /// Scene state shared by setup and driver.
 typedef struct gcs_scene {
-    dfm_body_id body;        ///< The deformable body that the checks look at.
+    dfm_body_id body; ///< The deformable body that the checks look at.
     int32_t vertex_count;
     dfm_shape_id shapes[8];
     int32_t shape_count;
-    float size;              ///< Scene size for relative tolerances, m.
-    float weight;            ///< Total weight of the deformables, N.
+    float size;   ///< Scene size for relative tolerances, m.
+    float weight; ///< Total weight of the deformables, N.
 } gcs_scene;
 
 typedef void (*gcs_setup_fn)(dfm_world* w, gcs_scene* s);
@@ -165,21 +165,21 @@ static inline void gcs_environments(dfm_world* w, gcs_scene* s) {
 
 /// One run's settings and results.
 typedef struct gcs_run_desc {
-    int backend;             ///< DFM_BACKEND_*.
+    int backend; ///< DFM_BACKEND_*.
     uint32_t disable_flags;
     int deterministic;
     int32_t environment_count;
     int32_t steps;
     gcs_setup_fn setup;
-    gcs_drive_fn drive;      ///< May be NULL.
-    int32_t device_index;    ///< CUDA device ordinal (0 when left out of an initializer).
+    gcs_drive_fn drive;   ///< May be NULL.
+    int32_t device_index; ///< CUDA device ordinal (0 when left out of an initializer).
 } gcs_run_desc;
 
 typedef struct gcs_run_result {
-    int skipped;             ///< No usable CUDA device.
-    float* x;                ///< All particle positions at the end (malloc'ed).
+    int skipped; ///< No usable CUDA device.
+    float* x;    ///< All particle positions at the end (malloc'ed).
     int32_t count;
-    float reaction_z;        ///< Sum over the scene's shapes of the reaction force z of the last step, N.
+    float reaction_z; ///< Sum over the scene's shapes of the reaction force z of the last step, N.
     gcs_scene scene;
     dfm_contact_stats stats;
 } gcs_run_result;

@@ -22,8 +22,8 @@ typedef struct parity_case {
     gcs_setup_fn setup;
     gcs_drive_fn drive;
     int32_t envs, steps;
-    double tolerance;        ///< Smooth scenes: allowed max |x_gpu - x_cpu| over the scene size.
-    int chaotic;             ///< 1: compare centroid and bounding box instead (see the file comment).
+    double tolerance; ///< Smooth scenes: allowed max |x_gpu - x_cpu| over the scene size.
+    int chaotic;      ///< 1: compare centroid and bounding box instead (see the file comment).
 } parity_case;
 
 static int compare(const parity_case* pc, int deterministic) {

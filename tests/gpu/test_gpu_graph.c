@@ -79,8 +79,8 @@ int main(void) {
     int same = memcmp(graph, eager, sizeof(float) * 3 * (size_t)n_graph) == 0;
     double worst = 0;
     for (int32_t i = 0; i < 3 * n_graph; ++i) worst = fmax(worst, fabs((double)graph[i] - eager[i]));
-    printf("graph vs eager: %d particles, 100 steps: bitwise %s (max diff %.3g m)\n", n_graph, same ? "equal" : "DIFFERENT",
-           worst);
+    printf("graph vs eager: %d particles, 100 steps: bitwise %s (max diff %.3g m)\n", n_graph,
+           same ? "equal" : "DIFFERENT", worst);
     CHECK(same, "graph replay differs from eager launches by up to %.3g m", worst);
     free(graph);
     free(eager);

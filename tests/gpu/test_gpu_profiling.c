@@ -54,7 +54,8 @@ int main(void) {
     CHECK(pt.detection_ms > 0 && pt.lists_ms > 0 && pt.solve_ms > 0 && pt.friction_ms > 0 && pt.reactions_ms > 0 &&
               pt.duals_ms >= 0 && pt.other_ms > 0,
           "a phase reads zero");
-    double sum = pt.detection_ms + pt.lists_ms + pt.duals_ms + pt.solve_ms + pt.friction_ms + pt.reactions_ms + pt.other_ms;
+    double sum = pt.detection_ms + pt.lists_ms + pt.duals_ms + pt.solve_ms + pt.friction_ms + pt.reactions_ms +
+                 pt.other_ms;
     CHECK(fabs(sum - pt.total_ms) <= 1e-3 * pt.total_ms, "total %.4f != sum %.4f", pt.total_ms, sum);
     dfm_world_stats st = dfm_world_stats_init();
     CHECK_OK(a, dfm_world_get_stats(a, &st));

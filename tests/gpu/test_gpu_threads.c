@@ -41,7 +41,8 @@ static void concurrent(const gcs_run_desc descs[2], const gcs_run_result alone[2
         CHECK(bitwise_equal(&alone[k], &jobs[k].result), "%s: world %d differs from its run alone by %.3g m", what, k,
               gcs_max_diff(&alone[k], &jobs[k].result));
         printf("%s: world %d (device %d) vs alone: max diff %.3g m (bitwise %s)\n", what, k, descs[k].device_index,
-               gcs_max_diff(&alone[k], &jobs[k].result), bitwise_equal(&alone[k], &jobs[k].result) ? "equal" : "DIFFERENT");
+               gcs_max_diff(&alone[k], &jobs[k].result),
+               bitwise_equal(&alone[k], &jobs[k].result) ? "equal" : "DIFFERENT");
         free(jobs[k].result.x);
     }
 }

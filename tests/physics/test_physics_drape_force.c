@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
         float f[6];
         CHECK_OK(w, dfm_world_get_shape_reactions(w, shapes, 2, f, NULL, 0));
         for (int k = 0; k < 2; ++k) {
-            double m = sqrt((double)f[3 * k] * f[3 * k] + (double)f[3 * k + 1] * f[3 * k + 1] + (double)f[3 * k + 2] * f[3 * k + 2]);
+            double m = sqrt((double)f[3 * k] * f[3 * k] + (double)f[3 * k + 1] * f[3 * k + 1] +
+                            (double)f[3 * k + 2] * f[3 * k + 2]);
             if (!(m <= peak[k])) peak[k] = m;
             if (s >= steps - rest_steps) rest[k] += f[3 * k + 2] / rest_steps;
         }

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
         if (a > 0)
             CHECK(fabs(mu_eff - mu) <= 0.05 * mu, "tan %.1f mu: the motion implies mu_eff %.4f for mu %.2f", ratios[k],
                   mu_eff, mu);
-        else CHECK(fabs(got) < 1e-3, "tan %.1f mu: moved %.4f m, Coulomb holds it", ratios[k], got);
+        else
+            CHECK(fabs(got) < 1e-3, "tan %.1f mu: moved %.4f m, Coulomb holds it", ratios[k], got);
     }
     return dfm_test_finish("test_physics_incline");
 }

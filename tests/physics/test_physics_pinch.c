@@ -72,8 +72,10 @@ static double pinch(float mu, double* squeeze, double* weight) {
             CHECK_OK(w, dfm_body_get_positions(w, body, 0, g.vertex_count, x, 0));
             double z = 0.0;
             for (int32_t i = 0; i < g.vertex_count; ++i) z += x[3 * i + 2] / g.vertex_count;
-            if (s == release - 1) z0 = z;
-            else z1 = z;
+            if (s == release - 1)
+                z0 = z;
+            else
+                z1 = z;
         }
     }
     *squeeze = sq;

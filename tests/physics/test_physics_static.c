@@ -106,8 +106,10 @@ static double cube_shortening(double* analytic) {
     double top = 0.0, bottom = 0.0;
     int nt_ = 0, nb = 0;
     for (int32_t i = 0; i < nv; ++i) {
-        if (p[3 * i + 2] > H - 1e-6f) top += x[3 * i + 2], ++nt_;
-        else if (p[3 * i + 2] < 1e-6f) bottom += x[3 * i + 2], ++nb;
+        if (p[3 * i + 2] > H - 1e-6f)
+            top += x[3 * i + 2], ++nt_;
+        else if (p[3 * i + 2] < 1e-6f)
+            bottom += x[3 * i + 2], ++nb;
     }
     double shortening = H - (top / nt_ - bottom / nb);
     double E = vd.mu * (3.0 * vd.lambda + 2.0 * vd.mu) / (vd.lambda + vd.mu);

@@ -14,17 +14,26 @@ static void on_log(void* user, dfm_log_level level, const char* msg) {
 }
 
 static dfm_result noop_create(int32_t b, void** o, char* e, size_t n) {
-    (void)b; (void)e; (void)n;
+    (void)b;
+    (void)e;
+    (void)n;
     *o = NULL;
     return DFM_OK;
 }
 static void noop_destroy(void* p) { (void)p; }
 static dfm_result noop_import(void* p, const dfm_solver_state* s, char* e, size_t n) {
-    (void)p; (void)s; (void)e; (void)n;
+    (void)p;
+    (void)s;
+    (void)e;
+    (void)n;
     return DFM_OK;
 }
 static dfm_result noop_step(void* p, dfm_solver_state* s, float dt, char* e, size_t n) {
-    (void)p; (void)s; (void)dt; (void)e; (void)n;
+    (void)p;
+    (void)s;
+    (void)dt;
+    (void)e;
+    (void)n;
     return DFM_OK;
 }
 
@@ -52,8 +61,17 @@ int main(int argc, char** argv) {
               info.backends == DFM_SOLVER_BACKEND_CPU,
           "listing of the toy");
     /* Tables registered directly: a bad ABI major and missing functions are refused. */
-    dfm_solver_provider_v1 p = {(uint32_t)sizeof(p), DFM_SOLVER_PROVIDER_ABI + (1u << 16), "other", "", 0,
-                                DFM_SOLVER_BACKEND_CPU, noop_create, noop_destroy, noop_import, noop_step, NULL};
+    dfm_solver_provider_v1 p = {(uint32_t)sizeof(p),
+                                DFM_SOLVER_PROVIDER_ABI + (1u << 16),
+                                "other",
+                                "",
+                                0,
+                                DFM_SOLVER_BACKEND_CPU,
+                                noop_create,
+                                noop_destroy,
+                                noop_import,
+                                noop_step,
+                                NULL};
     CHECK(dfm_register_solver(&p) == DFM_ERROR_ABI_MISMATCH, "provider ABI major 2 accepted");
     p.provider_abi = DFM_SOLVER_PROVIDER_ABI;
     p.step = NULL;

@@ -100,10 +100,11 @@ static void swap_and_check(scene* s, const char* name, int32_t backend) {
         step(s);
         ke_after = fmax(ke_after, dfm_test_kinetic_energy(s->w, s->id, s->g.vertex_count, s->masses));
     }
-    printf("swap %s -> %s: largest step motion before %.3e m, after %.3e m (ratio %.2f, limit 2); KE max before %.3e J, "
-           "after %.3e J (ratio %.2f, limit 5)\n",
-           old_name, name, motion_before, motion_after, motion_after / motion_before, ke_before, ke_after,
-           ke_after / ke_before);
+    printf(
+        "swap %s -> %s: largest step motion before %.3e m, after %.3e m (ratio %.2f, limit 2); KE max before %.3e J, "
+        "after %.3e J (ratio %.2f, limit 5)\n",
+        old_name, name, motion_before, motion_after, motion_after / motion_before, ke_before, ke_after,
+        ke_after / ke_before);
     CHECK(motion_after <= 2.0 * motion_before + 1e-4, "position jump after the swap to %s", name);
     CHECK(ke_after <= 5.0 * ke_before + 1e-5, "kinetic energy spike after the swap to %s", name);
     for (int k = 0; k < 35; ++k) step(s);
@@ -143,9 +144,11 @@ static void check_listing(void) {
         printf("provider %d: %s backends 0x%x caps 0x%x builtin %d: %s\n", i, info.name, info.backends,
                info.capabilities, info.builtin, info.description);
         if (!strcmp(info.name, "vbd"))
-            found_vbd = info.builtin && (info.backends & DFM_SOLVER_BACKEND_CPU) && (info.backends & DFM_SOLVER_BACKEND_CUDA);
+            found_vbd = info.builtin && (info.backends & DFM_SOLVER_BACKEND_CPU) &&
+                        (info.backends & DFM_SOLVER_BACKEND_CUDA);
         if (!strcmp(info.name, "xpbd"))
-            found_xpbd = info.builtin && (info.capabilities & DFM_SOLVER_CAP_CONTACTS) && (info.backends & DFM_SOLVER_BACKEND_CPU);
+            found_xpbd = info.builtin && (info.capabilities & DFM_SOLVER_CAP_CONTACTS) &&
+                         (info.backends & DFM_SOLVER_BACKEND_CPU);
     }
     CHECK(found_vbd && found_xpbd, "built-in vbd (cpu+cuda) / xpbd (cpu, contacts) not listed");
     dfm_solver_info info = dfm_solver_info_init();

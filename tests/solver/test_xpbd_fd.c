@@ -100,7 +100,9 @@ static float eval_bending(const dfm_v3* x, const void* p, dfm_v3* grad) {
     return C;
 }
 
-static float eval_volume(const dfm_v3* x, const void* p, dfm_v3* grad) { return dfm_xpbd_volume(x, *(const float*)p, grad); }
+static float eval_volume(const dfm_v3* x, const void* p, dfm_v3* grad) {
+    return dfm_xpbd_volume(x, *(const float*)p, grad);
+}
 
 typedef struct contact_params {
     float w[3];
@@ -187,7 +189,8 @@ int main(void) {
     fd_report(&con, 2e-3);
     printf("%-28s worst %.3e (tol 1e-5 of size)  %s\n", "distance value vs double", worst_value,
            worst_value < 1e-5 ? "ok" : "FAIL");
-    printf("%-28s worst %.3e (tol 1e-4)  %s\n", "sum of gradients (transl.)", worst_sum, worst_sum < 1e-4 ? "ok" : "FAIL");
+    printf("%-28s worst %.3e (tol 1e-4)  %s\n", "sum of gradients (transl.)", worst_sum,
+           worst_sum < 1e-4 ? "ok" : "FAIL");
     printf("%-28s worst %.3e (tol 1e-5)  %s\n", "C at rest (distance, volume)", worst_rest,
            worst_rest < 1e-5 ? "ok" : "FAIL");
     g_failures += !(worst_value < 1e-5) + !(worst_sum < 1e-4) + !(worst_rest < 1e-5);

@@ -63,7 +63,8 @@ static void test_free_fall(void) {
     double expect = 2.0 - 0.5 * G * t * t, worst = 0;
     for (int32_t i = 0; i < g.vertex_count; ++i) worst = fmax(worst, fabs(x[3 * i + 2] - expect));
     double tol = G * t * h + 1e-4, stretch = max_edge_stretch(&g, x);
-    printf("free fall: after %.2f s worst |z - analytic| %.3e m (tol %.3e), edge stretch %.2e\n", t, worst, tol, stretch);
+    printf("free fall: after %.2f s worst |z - analytic| %.3e m (tol %.3e), edge stretch %.2e\n", t, worst, tol,
+           stretch);
     CHECK(worst < tol, "free fall off by %.3e m", worst);
     CHECK(stretch < 1e-4, "cloth deformed in free fall (%.2e)", stretch);
     free(x);
@@ -192,7 +193,9 @@ static void test_tet_rest(void) {
                     *d = x + 3 * tets[4 * t + 3];
         double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, p[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]},
                q[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-        vol += (u[0] * (p[1] * q[2] - p[2] * q[1]) - u[1] * (p[0] * q[2] - p[2] * q[0]) + u[2] * (p[0] * q[1] - p[1] * q[0])) / 6.0;
+        vol += (u[0] * (p[1] * q[2] - p[2] * q[1]) - u[1] * (p[0] * q[2] - p[2] * q[0]) +
+                u[2] * (p[0] * q[1] - p[1] * q[0])) /
+               6.0;
     }
     for (int32_t i = 0; i < nv; ++i) zmin = fmin(zmin, x[3 * i + 2]);
     double rest_vol = 0.1 * 0.1 * 0.1;

@@ -82,10 +82,12 @@ static const dfm_solver_provider_v1 g_toy = {
     NULL,
 };
 
+// clang-format off
 #if defined(__GNUC__)
 __attribute__((visibility("default")))
 #endif
 dfm_result dfm_solver_provider_entry(uint32_t provider_abi, const dfm_solver_provider_v1** out);
+// clang-format on
 
 dfm_result dfm_solver_provider_entry(uint32_t provider_abi, const dfm_solver_provider_v1** out) {
     if ((provider_abi >> 16) != DFM_SOLVER_PROVIDER_ABI_MAJOR) return DFM_ERROR_ABI_MISMATCH;

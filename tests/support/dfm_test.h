@@ -13,25 +13,25 @@
 static int g_dfm_test_failures = 0;
 
 /// Records a failure (with a printf-style explanation) when `cond` is false.
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
+#define CHECK(cond, ...)                                                             \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
             fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            ++g_dfm_test_failures;                                         \
-        }                                                                  \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fprintf(stderr, "\n");                                                   \
+            ++g_dfm_test_failures;                                                   \
+        }                                                                            \
     } while (0)
 
 /// Fails the test unless the call returned DFM_OK (prints the world's last error).
-#define CHECK_OK(world, call)                                              \
-    do {                                                                   \
-        dfm_result r_ = (call);                                            \
-        if (r_ != DFM_OK) {                                                \
+#define CHECK_OK(world, call)                                                                                \
+    do {                                                                                                     \
+        dfm_result r_ = (call);                                                                              \
+        if (r_ != DFM_OK) {                                                                                  \
             fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #call, dfm_result_string(r_), \
-                    dfm_world_last_error(world));                          \
-            ++g_dfm_test_failures;                                         \
-        }                                                                  \
+                    dfm_world_last_error(world));                                                            \
+            ++g_dfm_test_failures;                                                                           \
+        }                                                                                                    \
     } while (0)
 
 /// Ends main(): prints a summary line and returns the process status.
@@ -185,7 +185,8 @@ static inline double dfm_test_kinetic_energy(dfm_world* w, dfm_body_id id, int32
     dfm_body_get_velocities(w, id, 0, n, v, 0);
     double e = 0.0;
     for (int32_t i = 0; i < n; ++i)
-        e += 0.5 * mass[i] * ((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] + (double)v[3 * i + 2] * v[3 * i + 2]);
+        e += 0.5 * mass[i] *
+             ((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] + (double)v[3 * i + 2] * v[3 * i + 2]);
     free(v);
     return e;
 }

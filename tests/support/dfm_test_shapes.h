@@ -12,8 +12,10 @@ static inline dfm_shape_state dfm_test_state(float px, float py, float pz, const
     s.position[0] = px;
     s.position[1] = py;
     s.position[2] = pz;
-    if (q) memcpy(s.rotation, q, 4 * sizeof(float));
-    else s.rotation[3] = 1.0f;
+    if (q)
+        memcpy(s.rotation, q, 4 * sizeof(float));
+    else
+        s.rotation[3] = 1.0f;
     s.aabb_min[0] = 1.0f; /* inverted: dfm computes the AABB */
     s.aabb_max[0] = -1.0f;
     return s;

@@ -17,8 +17,8 @@ extern "C" {
 
 /// Every function of ABI 1, by its name without the `dfm_` prefix.
 typedef struct dfm_api_v1 {
-    uint32_t struct_size;  ///< sizeof(dfm_api_v1) as the library was compiled.
-    uint32_t library_abi;  ///< The library's ABI version (DFM_ABI_VERSION layout).
+    uint32_t struct_size; ///< sizeof(dfm_api_v1) as the library was compiled.
+    uint32_t library_abi; ///< The library's ABI version (DFM_ABI_VERSION layout).
     uint32_t (*abi_version)(void);
     const char* (*version)(void);
     const char* (*result_string)(dfm_result result);
@@ -31,26 +31,37 @@ typedef struct dfm_api_v1 {
     dfm_result (*world_get_stats)(dfm_world* world, dfm_world_stats* out);
     dfm_result (*world_get_particle_colors)(dfm_world* world, int32_t* out_colors, int32_t count);
     dfm_result (*world_get_positions)(dfm_world* world, int32_t first, int32_t count, float* out, int32_t stride_bytes);
-    dfm_result (*world_get_velocities)(dfm_world* world, int32_t first, int32_t count, float* out, int32_t stride_bytes);
+    dfm_result (*world_get_velocities)(dfm_world* world, int32_t first, int32_t count, float* out,
+                                       int32_t stride_bytes);
     dfm_result (*world_add_cloth)(dfm_world* world, const dfm_cloth_def* def, dfm_body_id* out_body);
     dfm_result (*world_add_volume)(dfm_world* world, const dfm_volume_def* def, dfm_body_id* out_body);
     dfm_result (*world_remove_body)(dfm_world* world, dfm_body_id body);
     dfm_result (*body_get_info)(dfm_world* world, dfm_body_id body, dfm_body_info* out);
-    dfm_result (*body_get_positions)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count, float* out, int32_t stride_bytes);
-    dfm_result (*body_set_positions)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count, const float* positions, int32_t stride_bytes);
-    dfm_result (*body_get_velocities)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count, float* out, int32_t stride_bytes);
-    dfm_result (*body_set_velocities)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count, const float* velocities, int32_t stride_bytes);
-    dfm_result (*body_set_vertex_mode)(dfm_world* world, dfm_body_id body, const int32_t* vertices, int32_t count, dfm_vertex_mode mode);
-    dfm_result (*body_set_kinematic_targets)(dfm_world* world, dfm_body_id body, const int32_t* vertices, int32_t count, const float* targets, int32_t stride_bytes);
+    dfm_result (*body_get_positions)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count, float* out,
+                                     int32_t stride_bytes);
+    dfm_result (*body_set_positions)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count,
+                                     const float* positions, int32_t stride_bytes);
+    dfm_result (*body_get_velocities)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count, float* out,
+                                      int32_t stride_bytes);
+    dfm_result (*body_set_velocities)(dfm_world* world, dfm_body_id body, int32_t first, int32_t count,
+                                      const float* velocities, int32_t stride_bytes);
+    dfm_result (*body_set_vertex_mode)(dfm_world* world, dfm_body_id body, const int32_t* vertices, int32_t count,
+                                       dfm_vertex_mode mode);
+    dfm_result (*body_set_kinematic_targets)(dfm_world* world, dfm_body_id body, const int32_t* vertices, int32_t count,
+                                             const float* targets, int32_t stride_bytes);
     dfm_result (*cloth_grid_counts)(int32_t nu, int32_t nv, int32_t* out_vertex_count, int32_t* out_triangle_count);
-    dfm_result (*cloth_grid_generate)(int32_t nu, int32_t nv, const float origin[3], const float axis_u[3], const float axis_v[3], float* out_positions, int32_t* out_triangles);
+    dfm_result (*cloth_grid_generate)(int32_t nu, int32_t nv, const float origin[3], const float axis_u[3],
+                                      const float axis_v[3], float* out_positions, int32_t* out_triangles);
     dfm_result (*tet_box_counts)(int32_t nx, int32_t ny, int32_t nz, int32_t* out_vertex_count, int32_t* out_tet_count);
-    dfm_result (*tet_box_generate)(int32_t nx, int32_t ny, int32_t nz, const float lo[3], const float hi[3], float* out_positions, int32_t* out_tets);
+    dfm_result (*tet_box_generate)(int32_t nx, int32_t ny, int32_t nz, const float lo[3], const float hi[3],
+                                   float* out_positions, int32_t* out_tets);
     dfm_result (*world_add_shape)(dfm_world* world, const dfm_shape_def* def, dfm_shape_id* out_shape);
     dfm_result (*world_remove_shape)(dfm_world* world, dfm_shape_id shape);
-    dfm_result (*world_set_shape_states)(dfm_world* world, const dfm_shape_id* ids, int32_t id_stride, const dfm_shape_state* states, int32_t state_stride, int32_t count);
+    dfm_result (*world_set_shape_states)(dfm_world* world, const dfm_shape_id* ids, int32_t id_stride,
+                                         const dfm_shape_state* states, int32_t state_stride, int32_t count);
     dfm_result (*shape_get_info)(dfm_world* world, dfm_shape_id shape, dfm_shape_info* out);
-    dfm_result (*world_get_shape_reactions)(dfm_world* world, const dfm_shape_id* ids, int32_t count, float* forces, float* torques, int32_t stride_bytes);
+    dfm_result (*world_get_shape_reactions)(dfm_world* world, const dfm_shape_id* ids, int32_t count, float* forces,
+                                            float* torques, int32_t stride_bytes);
     dfm_result (*world_get_contact_stats)(dfm_world* world, dfm_contact_stats* out);
     int32_t (*device_count)(void);
     /* Solver providers (dfm_solver.h), appended in ABI 1.1. */
@@ -65,8 +76,8 @@ typedef struct dfm_api_v1 {
     /* Appended in ABI 1.2. */
     dfm_result (*world_prepare)(dfm_world* world);
     /* Appended in ABI 1.3. */
-    dfm_result (*world_get_contacts)(dfm_world* world, dfm_contact_point* out, int32_t capacity,
-                                     int32_t element_size, int32_t* out_count);
+    dfm_result (*world_get_contacts)(dfm_world* world, dfm_contact_point* out, int32_t capacity, int32_t element_size,
+                                     int32_t* out_count);
 } dfm_api_v1;
 
 /// Gives the function table of ABI major `abi_version >> 16` in *out_table (a `const

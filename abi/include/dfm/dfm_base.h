@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// clang-format off
 #if defined(_WIN32)
 #  if defined(DFM_BUILDING_LIBRARY)
 #    define DFM_API __declspec(dllexport)
@@ -21,6 +22,7 @@
 #else
 #  define DFM_API
 #endif
+// clang-format on
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,28 +39,29 @@ extern "C" {
 /// Result of every fallible call. Zero is success, positive values are qualified successes,
 /// negative values are errors. Values are never renumbered; retired codes stay reserved.
 typedef enum dfm_result {
-    DFM_OK = 0,                          ///< Success.
-    DFM_INCOMPLETE = 1,                  ///< Success, but an output was truncated (see the call).
-    DFM_ERROR_NULL_POINTER = -1,         ///< A required pointer argument was NULL.
-    DFM_ERROR_INVALID_COUNT = -2,        ///< A count was zero or negative where one is required.
-    DFM_ERROR_INDEX_OUT_OF_RANGE = -3,   ///< An index (vertex, environment, range) is out of range.
-    DFM_ERROR_NON_FINITE = -4,           ///< A position, velocity or parameter was NaN or infinite.
-    DFM_ERROR_DEGENERATE_ELEMENT = -5,   ///< A triangle has zero area or a tetrahedron is flat.
-    DFM_ERROR_INVERTED_ELEMENT = -6,     ///< A tetrahedron has negative signed volume.
-    DFM_ERROR_STALE_ID = -7,             ///< The id names a body that was removed (or never existed).
-    DFM_ERROR_FOREIGN_ID = -8,           ///< The id belongs to another world.
-    DFM_ERROR_STRUCT_SIZE = -9,          ///< A struct_size field is zero, too small or too large.
-    DFM_ERROR_ABI_MISMATCH = -10,        ///< The caller was compiled against another ABI major.
-    DFM_ERROR_INVALID_VALUE = -11,       ///< A scalar is outside its domain (e.g. dt <= 0, mass < 0).
-    DFM_ERROR_OUT_OF_HOST_MEMORY = -12,  ///< A host allocation failed; the world is unchanged.
-    DFM_ERROR_CAPACITY = -13,            ///< A fixed capacity would be exceeded.
-    DFM_ERROR_INVALID_STATE = -14,       ///< The call is not allowed in the world's current state.
-    DFM_ERROR_OUT_OF_DEVICE_MEMORY = -15,///< A device allocation failed; the world is unchanged.
-    DFM_ERROR_DEVICE_UNAVAILABLE = -16,  ///< The requested backend or device is not usable here.
-    DFM_ERROR_UNSUPPORTED = -17,         ///< The feature is not supported by this build/backend.
-    DFM_ERROR_INVALID_ENUM = -18,        ///< An enum argument has an unknown value.
-    DFM_ERROR_UNKNOWN_SOLVER = -19,      ///< No solver provider has the requested name.
-    DFM_ERROR_OUT_OF_BOUNDS = -20,       ///< (ABI 1.5) A step moved a particle beyond DFM_MAX_COORD; it was rolled back.
+    DFM_OK = 0,                           ///< Success.
+    DFM_INCOMPLETE = 1,                   ///< Success, but an output was truncated (see the call).
+    DFM_ERROR_NULL_POINTER = -1,          ///< A required pointer argument was NULL.
+    DFM_ERROR_INVALID_COUNT = -2,         ///< A count was zero or negative where one is required.
+    DFM_ERROR_INDEX_OUT_OF_RANGE = -3,    ///< An index (vertex, environment, range) is out of range.
+    DFM_ERROR_NON_FINITE = -4,            ///< A position, velocity or parameter was NaN or infinite.
+    DFM_ERROR_DEGENERATE_ELEMENT = -5,    ///< A triangle has zero area or a tetrahedron is flat.
+    DFM_ERROR_INVERTED_ELEMENT = -6,      ///< A tetrahedron has negative signed volume.
+    DFM_ERROR_STALE_ID = -7,              ///< The id names a body that was removed (or never existed).
+    DFM_ERROR_FOREIGN_ID = -8,            ///< The id belongs to another world.
+    DFM_ERROR_STRUCT_SIZE = -9,           ///< A struct_size field is zero, too small or too large.
+    DFM_ERROR_ABI_MISMATCH = -10,         ///< The caller was compiled against another ABI major.
+    DFM_ERROR_INVALID_VALUE = -11,        ///< A scalar is outside its domain (e.g. dt <= 0, mass < 0).
+    DFM_ERROR_OUT_OF_HOST_MEMORY = -12,   ///< A host allocation failed; the world is unchanged.
+    DFM_ERROR_CAPACITY = -13,             ///< A fixed capacity would be exceeded.
+    DFM_ERROR_INVALID_STATE = -14,        ///< The call is not allowed in the world's current state.
+    DFM_ERROR_OUT_OF_DEVICE_MEMORY = -15, ///< A device allocation failed; the world is unchanged.
+    DFM_ERROR_DEVICE_UNAVAILABLE = -16,   ///< The requested backend or device is not usable here.
+    DFM_ERROR_UNSUPPORTED = -17,          ///< The feature is not supported by this build/backend.
+    DFM_ERROR_INVALID_ENUM = -18,         ///< An enum argument has an unknown value.
+    DFM_ERROR_UNKNOWN_SOLVER = -19,       ///< No solver provider has the requested name.
+    DFM_ERROR_OUT_OF_BOUNDS = -20,        ///< (ABI 1.5) A step moved a particle beyond DFM_MAX_COORD; it was
+                                          ///< rolled back.
     DFM_RESULT_MAX_ENUM = 0x7FFFFFFF
 } dfm_result;
 

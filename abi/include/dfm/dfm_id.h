@@ -20,7 +20,9 @@ typedef struct dfm_body_id {
 } dfm_body_id;
 
 /// The null body id (all zero).
+// clang-format off
 #define DFM_NULL_BODY_ID {0, 0, 0}
+// clang-format on
 
 /// Id of a rigid shape registered by the host (same layout and rules as dfm_body_id).
 typedef struct dfm_shape_id {
@@ -30,7 +32,9 @@ typedef struct dfm_shape_id {
 } dfm_shape_id;
 
 /// The null shape id (all zero).
+// clang-format off
 #define DFM_NULL_SHAPE_ID {0, 0, 0}
+// clang-format on
 
 /// True when the id is the null id. Says nothing about whether a non-null id is still alive.
 static inline int dfm_body_id_is_null(dfm_body_id id) { return id.index1 == 0; }

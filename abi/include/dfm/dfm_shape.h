@@ -31,32 +31,35 @@ typedef enum dfm_shape_type {
 
 /// Shape creation parameters.
 typedef struct dfm_shape_def {
-    uint32_t struct_size;      ///< sizeof(dfm_shape_def) as compiled by the caller.
-    int32_t type;              ///< A dfm_shape_type.
-    int32_t environment;       ///< Environment index, or -1 to collide with every environment. Default -1.
-    uint64_t host_body;        ///< The host's rigid body this shape belongs to (reactions are per shape;
-                               ///< torques are about this body's origin). Default 0.
-    float local_position[3];   ///< Shape frame origin in the body frame, m. Default 0.
-    float local_rotation[4];   ///< Shape frame rotation in the body frame, quaternion (x, y, z, w). Default identity.
-    float radius;              ///< m (sphere, capsule, cylinder, cone).
-    float half_height;         ///< m (capsule, cylinder, cone).
-    float half_extents[3];     ///< m (box; plane uses [0], [1]).
-    const float* mesh_vertices;///< Borrowed during the call: 3 floats per vertex, shape frame, m.
+    uint32_t struct_size;       ///< sizeof(dfm_shape_def) as compiled by the caller.
+    int32_t type;               ///< A dfm_shape_type.
+    int32_t environment;        ///< Environment index, or -1 to collide with every environment. Default -1.
+    uint64_t host_body;         ///< The host's rigid body this shape belongs to (reactions are per shape;
+                                ///< torques are about this body's origin). Default 0.
+    float local_position[3];    ///< Shape frame origin in the body frame, m. Default 0.
+    float local_rotation[4];    ///< Shape frame rotation in the body frame, quaternion (x, y, z, w). Default identity.
+    float radius;               ///< m (sphere, capsule, cylinder, cone).
+    float half_height;          ///< m (capsule, cylinder, cone).
+    float half_extents[3];      ///< m (box; plane uses [0], [1]).
+    const float* mesh_vertices; ///< Borrowed during the call: 3 floats per vertex, shape frame, m.
     int32_t mesh_vertex_count;
-    const int32_t* mesh_triangles; ///< Borrowed during the call: 3 indices per triangle, outward (counter-clockwise) winding.
+    const int32_t* mesh_triangles; ///< Borrowed during the call: 3 indices per triangle, outward (counter-clockwise)
+                                   ///< winding.
     int32_t mesh_triangle_count;
-    float sdf_cell_size;       ///< Mesh SDF grid spacing in m; 0 = automatic (about 1/48 of the mesh size). Default 0.
-    float margin;              ///< Contact offset added to the surface (shell thickness), m. Default 0.
-    float gap;                 ///< Extra detection distance beyond contact (speculative), m. Default 0.005.
-    float ke;                  ///< Contact stiffness, N/m. Default 1e4.
-    float kd;                  ///< Contact damping (on approach), N*s/m. Default 10.
-    float mu;                  ///< Coulomb friction coefficient (static = kinetic). Default 0.5.
+    float sdf_cell_size; ///< Mesh SDF grid spacing in m; 0 = automatic (about 1/48 of the mesh size). Default 0.
+    float margin;        ///< Contact offset added to the surface (shell thickness), m. Default 0.
+    float gap;           ///< Extra detection distance beyond contact (speculative), m. Default 0.005.
+    float ke;            ///< Contact stiffness, N/m. Default 1e4.
+    float kd;            ///< Contact damping (on approach), N*s/m. Default 10.
+    float mu;            ///< Coulomb friction coefficient (static = kinetic). Default 0.5.
 } dfm_shape_def;
 
 /// Default shape def (a unit sphere until type and dimensions are set).
+// clang-format off
 #define DFM_SHAPE_DEF_INIT                                                                                     \
     {(uint32_t)sizeof(dfm_shape_def), DFM_SHAPE_SPHERE, -1, 0u, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 1.0f}, \
      0.5f, 0.0f, {0.0f, 0.0f, 0.0f}, NULL, 0, NULL, 0, 0.0f, 0.0f, 0.005f, 1e4f, 10.0f, 0.5f}
+// clang-format on
 
 /// Returns the default shape def.
 static inline dfm_shape_def dfm_shape_def_default(void) {
@@ -79,12 +82,12 @@ typedef struct dfm_shape_state {
 
 /// Facts about a shape (filled by dfm_shape_get_info).
 typedef struct dfm_shape_info {
-    uint32_t struct_size;      ///< sizeof(dfm_shape_info) as compiled by the caller.
-    int32_t type;              ///< dfm_shape_type.
-    int32_t environment;       ///< Environment index or -1.
-    int32_t sdf_dims[3];       ///< Mesh shapes: SDF grid nodes per axis (0 otherwise).
-    float sdf_cell_size;       ///< Mesh shapes: grid spacing, m.
-    float sdf_max_error;       ///< Mesh shapes: largest |grid - exact distance| measured at bake time, m.
+    uint32_t struct_size; ///< sizeof(dfm_shape_info) as compiled by the caller.
+    int32_t type;         ///< dfm_shape_type.
+    int32_t environment;  ///< Environment index or -1.
+    int32_t sdf_dims[3];  ///< Mesh shapes: SDF grid nodes per axis (0 otherwise).
+    float sdf_cell_size;  ///< Mesh shapes: grid spacing, m.
+    float sdf_max_error;  ///< Mesh shapes: largest |grid - exact distance| measured at bake time, m.
 } dfm_shape_info;
 
 /// Contact counters of the last step (filled by dfm_world_get_contact_stats).
@@ -101,10 +104,10 @@ typedef struct dfm_contact_stats {
     float max_penetration;     ///< Largest penetration (m) at the end of the last step (0 if none).
     float particle_force[3];   ///< Sum of contact forces on particles, averaged over the last step, N.
     /* ABI 1.3 */
-    float residual_force_max;  ///< Convergence of the last step: the largest local force residual of a dynamic
-                               ///< particle at its end (|inertia + elastic + drag + contact forces|, N; 0 when
-                               ///< converged), computed in worlds with contacts (0 otherwise). Compare it with a
-                               ///< particle's weight m g: VBD's iterations are not run to convergence.
+    float residual_force_max; ///< Convergence of the last step: the largest local force residual of a dynamic
+                              ///< particle at its end (|inertia + elastic + drag + contact forces|, N; 0 when
+                              ///< converged), computed in worlds with contacts (0 otherwise). Compare it with a
+                              ///< particle's weight m g: VBD's iterations are not run to convergence.
 } dfm_contact_stats;
 
 /// Registers a shape. Meshes are checked (closed, consistently oriented) and baked into an SDF
@@ -148,17 +151,17 @@ typedef enum dfm_contact_kind {
 /// the opposite), world frame. With the default 4 x 10 counts these are not converged (see
 /// dfm_contact_stats.residual_force_max and docs/friction.md).
 typedef struct dfm_contact_point {
-    dfm_shape_id shape;        ///< The rigid shape.
-    dfm_body_id body;          ///< The deformable body.
-    int32_t kind;              ///< A dfm_contact_kind.
-    int32_t vertices[3];       ///< The body's vertex indices of the feature (-1 padded).
-    float weights[3];          ///< Barycentric weights of the contact point on the feature.
-    float point[3];            ///< Contact point on the shape's surface, m, world frame.
-    float normal[3];           ///< Unit normal from the shape toward the deformable (from detection).
-    float normal_force;        ///< Force along `normal` on the deformable at the end of the advance (penalty and
-                               ///< damping), N (>= 0: a push, never a pull).
-    float friction_force[3];   ///< Friction force of the Coulomb projection on the deformable over the advance, N
-                               ///< (tangential; the impulse divided by the substep).
+    dfm_shape_id shape;      ///< The rigid shape.
+    dfm_body_id body;        ///< The deformable body.
+    int32_t kind;            ///< A dfm_contact_kind.
+    int32_t vertices[3];     ///< The body's vertex indices of the feature (-1 padded).
+    float weights[3];        ///< Barycentric weights of the contact point on the feature.
+    float point[3];          ///< Contact point on the shape's surface, m, world frame.
+    float normal[3];         ///< Unit normal from the shape toward the deformable (from detection).
+    float normal_force;      ///< Force along `normal` on the deformable at the end of the advance (penalty and
+                             ///< damping), N (>= 0: a push, never a pull).
+    float friction_force[3]; ///< Friction force of the Coulomb projection on the deformable over the advance, N
+                             ///< (tangential; the impulse divided by the substep).
 } dfm_contact_point;
 
 /// Copies the contacts of the last advance of the last step, at most `capacity` of them, into

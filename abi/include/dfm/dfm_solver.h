@@ -34,21 +34,21 @@ extern "C" {
 
 /// Capability bits of a provider (dfm_solver_provider_v1.capabilities, dfm_solver_info).
 enum {
-    DFM_SOLVER_CAP_CLOTH = 1u << 0,        ///< Simulates cloth membranes (triangles).
-    DFM_SOLVER_CAP_BENDING = 1u << 1,      ///< Simulates cloth bending (hinges).
-    DFM_SOLVER_CAP_VOLUME = 1u << 2,       ///< Simulates volumetric bodies (tetrahedra).
-    DFM_SOLVER_CAP_CONTACTS = 1u << 3,     ///< Collides particles with the host's rigid shapes.
-    DFM_SOLVER_CAP_FRICTION = 1u << 4,     ///< Coulomb friction against shapes.
-    DFM_SOLVER_CAP_REACTIONS = 1u << 5,    ///< Reports shape reactions (dfm_world_get_shape_reactions).
-    DFM_SOLVER_CAP_KINEMATIC = 1u << 6,    ///< Honours pinned and kinematic vertices.
-    DFM_SOLVER_CAP_DETERMINISTIC = 1u << 7,///< Bitwise identical results run to run.
-    DFM_SOLVER_CAP_WARM_START = 1u << 8    ///< Keeps solver data across steps that a swap discards.
+    DFM_SOLVER_CAP_CLOTH = 1u << 0,         ///< Simulates cloth membranes (triangles).
+    DFM_SOLVER_CAP_BENDING = 1u << 1,       ///< Simulates cloth bending (hinges).
+    DFM_SOLVER_CAP_VOLUME = 1u << 2,        ///< Simulates volumetric bodies (tetrahedra).
+    DFM_SOLVER_CAP_CONTACTS = 1u << 3,      ///< Collides particles with the host's rigid shapes.
+    DFM_SOLVER_CAP_FRICTION = 1u << 4,      ///< Coulomb friction against shapes.
+    DFM_SOLVER_CAP_REACTIONS = 1u << 5,     ///< Reports shape reactions (dfm_world_get_shape_reactions).
+    DFM_SOLVER_CAP_KINEMATIC = 1u << 6,     ///< Honours pinned and kinematic vertices.
+    DFM_SOLVER_CAP_DETERMINISTIC = 1u << 7, ///< Bitwise identical results run to run.
+    DFM_SOLVER_CAP_WARM_START = 1u << 8     ///< Keeps solver data across steps that a swap discards.
 };
 
 /// Backend bits (1u << dfm_backend) of dfm_solver_provider_v1.backends and dfm_solver_info.
 enum {
-    DFM_SOLVER_BACKEND_CPU = 1u << DFM_BACKEND_CPU,   ///< Runs on the CPU.
-    DFM_SOLVER_BACKEND_CUDA = 1u << DFM_BACKEND_CUDA  ///< Runs on a CUDA device.
+    DFM_SOLVER_BACKEND_CPU = 1u << DFM_BACKEND_CPU,  ///< Runs on the CPU.
+    DFM_SOLVER_BACKEND_CUDA = 1u << DFM_BACKEND_CUDA ///< Runs on a CUDA device.
 };
 
 /// The world state a third-party provider reads and writes, all host memory owned by dfm and
@@ -77,12 +77,12 @@ typedef struct dfm_solver_state {
 /// A provider's function table (version 1). Every function returns DFM_OK or a negative
 /// dfm_result and may write a message into `err` (err_size bytes, zero-terminated).
 typedef struct dfm_solver_provider_v1 {
-    uint32_t struct_size;       ///< sizeof(dfm_solver_provider_v1) as the provider compiled it.
-    uint32_t provider_abi;      ///< DFM_SOLVER_PROVIDER_ABI as the provider compiled it.
-    const char* name;           ///< Unique name, [a-z0-9_-], shorter than DFM_SOLVER_NAME_MAX.
-    const char* description;    ///< One line for listings (static storage).
-    uint32_t capabilities;      ///< DFM_SOLVER_CAP_* bits.
-    uint32_t backends;          ///< DFM_SOLVER_BACKEND_* bits it can run on.
+    uint32_t struct_size;    ///< sizeof(dfm_solver_provider_v1) as the provider compiled it.
+    uint32_t provider_abi;   ///< DFM_SOLVER_PROVIDER_ABI as the provider compiled it.
+    const char* name;        ///< Unique name, [a-z0-9_-], shorter than DFM_SOLVER_NAME_MAX.
+    const char* description; ///< One line for listings (static storage).
+    uint32_t capabilities;   ///< DFM_SOLVER_CAP_* bits.
+    uint32_t backends;       ///< DFM_SOLVER_BACKEND_* bits it can run on.
     /// Creates an instance for one world on `backend` (a dfm_backend, never AUTO).
     dfm_result (*create)(int32_t backend, void** out_instance, char* err, size_t err_size);
     /// Frees an instance (NULL is a no-op).
@@ -106,12 +106,12 @@ typedef dfm_result (*dfm_solver_entry_fn)(uint32_t provider_abi, const dfm_solve
 
 /// What a listing reports about one provider.
 typedef struct dfm_solver_info {
-    uint32_t struct_size;          ///< sizeof(dfm_solver_info) as compiled by the caller.
-    char name[DFM_SOLVER_NAME_MAX];///< Provider name.
-    uint32_t capabilities;         ///< DFM_SOLVER_CAP_* bits.
-    uint32_t backends;             ///< DFM_SOLVER_BACKEND_* bits.
-    int32_t builtin;               ///< 1 for providers inside libdfm, 0 for registered ones.
-    const char* description;       ///< One line (static storage of the provider).
+    uint32_t struct_size;           ///< sizeof(dfm_solver_info) as compiled by the caller.
+    char name[DFM_SOLVER_NAME_MAX]; ///< Provider name.
+    uint32_t capabilities;          ///< DFM_SOLVER_CAP_* bits.
+    uint32_t backends;              ///< DFM_SOLVER_BACKEND_* bits.
+    int32_t builtin;                ///< 1 for providers inside libdfm, 0 for registered ones.
+    const char* description;        ///< One line (static storage of the provider).
 } dfm_solver_info;
 
 /// An empty info struct with struct_size set, ready for dfm_solver_get_info.

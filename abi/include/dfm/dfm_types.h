@@ -27,32 +27,32 @@ typedef enum dfm_backend {
 
 /// World creation parameters.
 typedef struct dfm_world_def {
-    uint32_t struct_size;     ///< sizeof(dfm_world_def) as compiled by the caller.
-    float gravity[3];         ///< Gravity acceleration in m/s^2, world frame. Default (0, 0, -9.81).
-    int32_t substeps;         ///< Advances per dfm_world_step (each of dt/substeps). Default 4.
-    int32_t iterations;       ///< VBD iterations per advance. Default 10.
-    int32_t environment_count;///< Replicated environments; body environments are -1..count-1. Default 1.
-    int32_t backend;          ///< A dfm_backend value. Default DFM_BACKEND_AUTO.
-    int32_t device_index;     ///< CUDA device ordinal for the CUDA backend. Default 0.
-    int32_t cpu_threads;      ///< CPU backend worker threads; 0 = all available. Default 0.
-    dfm_log_fn log_fn;        ///< Receives warnings/errors/info; NULL = silent. Default NULL.
-    void* log_user;           ///< Passed to log_fn unchanged. Default NULL.
-    int32_t log_level;        ///< Highest dfm_log_level forwarded to log_fn. Default DFM_LOG_WARNING.
-    int32_t contact_capacity; ///< Contact records per advance; 0 = one per candidate pair (cannot
-                              ///< overflow). Records beyond it are dropped and counted. Default 0.
-    uint32_t disable_flags;   ///< DFM_DISABLE_* bits: switch optimizations/features off. Default 0.
+    uint32_t struct_size;        ///< sizeof(dfm_world_def) as compiled by the caller.
+    float gravity[3];            ///< Gravity acceleration in m/s^2, world frame. Default (0, 0, -9.81).
+    int32_t substeps;            ///< Advances per dfm_world_step (each of dt/substeps). Default 4.
+    int32_t iterations;          ///< VBD iterations per advance. Default 10.
+    int32_t environment_count;   ///< Replicated environments; body environments are -1..count-1. Default 1.
+    int32_t backend;             ///< A dfm_backend value. Default DFM_BACKEND_AUTO.
+    int32_t device_index;        ///< CUDA device ordinal for the CUDA backend. Default 0.
+    int32_t cpu_threads;         ///< CPU backend worker threads; 0 = all available. Default 0.
+    dfm_log_fn log_fn;           ///< Receives warnings/errors/info; NULL = silent. Default NULL.
+    void* log_user;              ///< Passed to log_fn unchanged. Default NULL.
+    int32_t log_level;           ///< Highest dfm_log_level forwarded to log_fn. Default DFM_LOG_WARNING.
+    int32_t contact_capacity;    ///< Contact records per advance; 0 = one per candidate pair (cannot
+                                 ///< overflow). Records beyond it are dropped and counted. Default 0.
+    uint32_t disable_flags;      ///< DFM_DISABLE_* bits: switch optimizations/features off. Default 0.
     float contact_penalty_beta;  ///< AVBD penalty ramp per iteration, N/m per m of penetration;
                                  ///< 0 = penalty fixed at the shape's ke. Default 0.
     float contact_penalty_start; ///< Initial penalty (N/m) when the ramp is on. Default 1000.
-    int32_t deterministic;    ///< CUDA: 1 = bitwise reproducible runs on the same GPU (contact records in
-                              ///< candidate order, lists by a counting sort, ordered reductions; needs
-                              ///< the shape sort and the contact lists, else creation fails with
-                              ///< DFM_ERROR_UNSUPPORTED). The CPU backend is always deterministic. Default 0.
-    void* cuda_stream;        ///< CUDA: a cudaStream_t of the host's on device_index that dfm enqueues its
-                              ///< work on (dfm synchronizes it at the end of each step); NULL = a stream
-                              ///< of dfm's own. Default NULL.
+    int32_t deterministic;       ///< CUDA: 1 = bitwise reproducible runs on the same GPU (contact records in
+                                 ///< candidate order, lists by a counting sort, ordered reductions; needs
+                                 ///< the shape sort and the contact lists, else creation fails with
+                                 ///< DFM_ERROR_UNSUPPORTED). The CPU backend is always deterministic. Default 0.
+    void* cuda_stream;           ///< CUDA: a cudaStream_t of the host's on device_index that dfm enqueues its
+                                 ///< work on (dfm synchronizes it at the end of each step); NULL = a stream
+                                 ///< of dfm's own. Default NULL.
     /* ABI 1.5 */
-    uint32_t feature_flags;   ///< DFM_FEATURE_* bits: opt-in solver features. Default 0.
+    uint32_t feature_flags; ///< DFM_FEATURE_* bits: opt-in solver features. Default 0.
 } dfm_world_def;
 
 /// Opt-in features of dfm_world_def.feature_flags (ABI 1.5).
@@ -74,22 +74,22 @@ typedef enum dfm_feature_flags {
 
 /// Switches for dfm_world_def.disable_flags. All optimizations are on by default.
 enum {
-    DFM_DISABLE_SHAPE_SORT = 1u << 0,    ///< Candidate lists in feature order, not sorted by shape.
-    DFM_DISABLE_AABB_CULL = 1u << 1,     ///< No feature-AABB vs shape-AABB early-out.
-    DFM_DISABLE_CONTACT_LISTS = 1u << 2, ///< Legacy per-color scatter instead of per-particle lists.
-    DFM_DISABLE_EDGE_CONTACTS = 1u << 3, ///< No edge-vs-shape contacts (particles and faces only).
-    DFM_DISABLE_FACE_CONTACTS = 1u << 4, ///< No face-vs-shape contacts.
-    DFM_DISABLE_SPLIT_SDF = 1u << 5,     ///< Always evaluate value + gradient together.
-    DFM_DISABLE_STATIC_FRICTION = 1u << 6, ///< IPC-style smoothed friction in the solve instead of the
-                                           ///< Coulomb projection; creeps at rest (docs/friction.md).
-    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7,   ///< CUDA: launch every kernel of a step eagerly instead of
-                                           ///< replaying one captured CUDA graph per step.
-    DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,   ///< CUDA: contact passes (penalties, lists, reactions) launch
-                                           ///< over the whole capacity instead of the active prefix.
+    DFM_DISABLE_SHAPE_SORT = 1u << 0,         ///< Candidate lists in feature order, not sorted by shape.
+    DFM_DISABLE_AABB_CULL = 1u << 1,          ///< No feature-AABB vs shape-AABB early-out.
+    DFM_DISABLE_CONTACT_LISTS = 1u << 2,      ///< Legacy per-color scatter instead of per-particle lists.
+    DFM_DISABLE_EDGE_CONTACTS = 1u << 3,      ///< No edge-vs-shape contacts (particles and faces only).
+    DFM_DISABLE_FACE_CONTACTS = 1u << 4,      ///< No face-vs-shape contacts.
+    DFM_DISABLE_SPLIT_SDF = 1u << 5,          ///< Always evaluate value + gradient together.
+    DFM_DISABLE_STATIC_FRICTION = 1u << 6,    ///< IPC-style smoothed friction in the solve instead of the
+                                              ///< Coulomb projection; creeps at rest (docs/friction.md).
+    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7,      ///< CUDA: launch every kernel of a step eagerly instead of
+                                              ///< replaying one captured CUDA graph per step.
+    DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,      ///< CUDA: contact passes (penalties, lists, reactions) launch
+                                              ///< over the whole capacity instead of the active prefix.
     DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9, ///< CUDA: one particle per 32-lane warp (16 lanes idle) in the
                                               ///< tiled elasticity solve instead of two (bitwise equal results).
-    DFM_DISABLE_TET_KERNEL = 1u << 10,     ///< CUDA: the generic elasticity kernel also for tet-only models
-                                           ///< (bitwise equal results).
+    DFM_DISABLE_TET_KERNEL = 1u << 10,        ///< CUDA: the generic elasticity kernel also for tet-only models
+                                              ///< (bitwise equal results).
     DFM_DISABLE_KNOWN_FLAGS = (1u << 11) - 1u ///< Every bit above is known; others are refused at creation.
 };
 
@@ -115,9 +115,11 @@ enum {
 #define DFM_MAX_ANGULAR_SPEED 1.0e4f
 
 /// Default world def (positional aggregate so it is valid C and C++).
+// clang-format off
 #define DFM_WORLD_DEF_INIT \
     {(uint32_t)sizeof(dfm_world_def), {0.0f, 0.0f, -9.81f}, 4, 10, 1, DFM_BACKEND_AUTO, 0, 0, NULL, NULL, DFM_LOG_WARNING, \
      0, 0u, 0.0f, 1000.0f, 0, NULL, 0u}
+// clang-format on
 
 /// Returns the default world def with struct_size set by the caller's compiler.
 static inline dfm_world_def dfm_world_def_default(void) {
@@ -128,28 +130,31 @@ static inline dfm_world_def dfm_world_def_default(void) {
 /// A cloth (triangle-mesh) body. Cloth is simulated as a stable Neo-Hookean membrane on its
 /// triangles plus dihedral-angle bending on its interior edges.
 typedef struct dfm_cloth_def {
-    uint32_t struct_size;     ///< sizeof(dfm_cloth_def) as compiled by the caller.
-    int32_t environment;      ///< Environment index, or -1 to be shared by all. Default 0.
-    const float* positions;   ///< Borrowed during the call: vertex positions (m, world frame).
-    int32_t position_stride;  ///< Bytes between vertices in `positions`; 0 = 3 packed floats.
-    int32_t vertex_count;     ///< Number of vertices (>= 3).
-    const int32_t* triangles; ///< Borrowed during the call: 3 vertex indices per triangle.
-    int32_t triangle_count;   ///< Number of triangles (>= 1).
-    const float* vertex_masses;///< Optional per-vertex masses (kg, > 0); NULL = use density.
-    float density;            ///< Area density in kg/m^2 used when vertex_masses is NULL. Default 0.2.
-    float stretch_mu;         ///< Membrane Lame mu in N/m (shear/stretch). Default 2000.
-    float stretch_lambda;     ///< Membrane Lame lambda in N/m (area). Default 2000.
-    float stretch_damping;    ///< Absolute strain-rate damping in N*s/m. Default 0.01.
-    float bend_stiffness;     ///< Bending stiffness in N*m/rad per m of edge (k = value * rest edge length). Default 1e-3.
-    float bend_damping;       ///< Bending damping in N*m*s/rad per m of edge. Default 1e-5.
-    float contact_radius;     ///< Particle contact radius in m (used by contacts). Default 0.002.
-    float air_drag;           ///< Linear drag against still air in N*s/m^3: each vertex feels
-                              ///< -air_drag * (its lumped area) * v. Damps swinging. Default 0.
+    uint32_t struct_size;       ///< sizeof(dfm_cloth_def) as compiled by the caller.
+    int32_t environment;        ///< Environment index, or -1 to be shared by all. Default 0.
+    const float* positions;     ///< Borrowed during the call: vertex positions (m, world frame).
+    int32_t position_stride;    ///< Bytes between vertices in `positions`; 0 = 3 packed floats.
+    int32_t vertex_count;       ///< Number of vertices (>= 3).
+    const int32_t* triangles;   ///< Borrowed during the call: 3 vertex indices per triangle.
+    int32_t triangle_count;     ///< Number of triangles (>= 1).
+    const float* vertex_masses; ///< Optional per-vertex masses (kg, > 0); NULL = use density.
+    float density;              ///< Area density in kg/m^2 used when vertex_masses is NULL. Default 0.2.
+    float stretch_mu;           ///< Membrane Lame mu in N/m (shear/stretch). Default 2000.
+    float stretch_lambda;       ///< Membrane Lame lambda in N/m (area). Default 2000.
+    float stretch_damping;      ///< Absolute strain-rate damping in N*s/m. Default 0.01.
+    float bend_stiffness;       ///< Bending stiffness in N*m/rad per m of edge (k = value * rest edge length).
+                                ///< Default 1e-3.
+    float bend_damping;         ///< Bending damping in N*m*s/rad per m of edge. Default 1e-5.
+    float contact_radius;       ///< Particle contact radius in m (used by contacts). Default 0.002.
+    float air_drag;             ///< Linear drag against still air in N*s/m^3: each vertex feels
+                                ///< -air_drag * (its lumped area) * v. Damps swinging. Default 0.
 } dfm_cloth_def;
 
 /// Default cloth def.
+// clang-format off
 #define DFM_CLOTH_DEF_INIT \
     {(uint32_t)sizeof(dfm_cloth_def), 0, NULL, 0, 0, NULL, 0, NULL, 0.2f, 2000.0f, 2000.0f, 0.01f, 1e-3f, 1e-5f, 0.002f, 0.0f}
+// clang-format on
 
 /// Returns the default cloth def.
 static inline dfm_cloth_def dfm_cloth_def_default(void) {
@@ -159,24 +164,26 @@ static inline dfm_cloth_def dfm_cloth_def_default(void) {
 
 /// A volumetric soft body on a tetrahedral mesh (stable Neo-Hookean).
 typedef struct dfm_volume_def {
-    uint32_t struct_size;     ///< sizeof(dfm_volume_def) as compiled by the caller.
-    int32_t environment;      ///< Environment index, or -1 to be shared by all. Default 0.
-    const float* positions;   ///< Borrowed during the call: vertex positions (m, world frame).
-    int32_t position_stride;  ///< Bytes between vertices in `positions`; 0 = 3 packed floats.
-    int32_t vertex_count;     ///< Number of vertices (>= 4).
-    const int32_t* tets;      ///< Borrowed during the call: 4 vertex indices per tet, positive volume order.
-    int32_t tet_count;        ///< Number of tetrahedra (>= 1).
-    const float* vertex_masses;///< Optional per-vertex masses (kg, > 0); NULL = use density.
-    float density;            ///< Volume density in kg/m^3 used when vertex_masses is NULL. Default 1000.
-    float mu;                 ///< Lame mu in Pa. Default 1e5.
-    float lambda;             ///< Lame lambda in Pa. Default 1e6.
-    float damping;            ///< Absolute strain-rate damping in Pa*s. Default 10.
-    float contact_radius;     ///< Particle contact radius in m (used by contacts). Default 0.002.
+    uint32_t struct_size;       ///< sizeof(dfm_volume_def) as compiled by the caller.
+    int32_t environment;        ///< Environment index, or -1 to be shared by all. Default 0.
+    const float* positions;     ///< Borrowed during the call: vertex positions (m, world frame).
+    int32_t position_stride;    ///< Bytes between vertices in `positions`; 0 = 3 packed floats.
+    int32_t vertex_count;       ///< Number of vertices (>= 4).
+    const int32_t* tets;        ///< Borrowed during the call: 4 vertex indices per tet, positive volume order.
+    int32_t tet_count;          ///< Number of tetrahedra (>= 1).
+    const float* vertex_masses; ///< Optional per-vertex masses (kg, > 0); NULL = use density.
+    float density;              ///< Volume density in kg/m^3 used when vertex_masses is NULL. Default 1000.
+    float mu;                   ///< Lame mu in Pa. Default 1e5.
+    float lambda;               ///< Lame lambda in Pa. Default 1e6.
+    float damping;              ///< Absolute strain-rate damping in Pa*s. Default 10.
+    float contact_radius;       ///< Particle contact radius in m (used by contacts). Default 0.002.
 } dfm_volume_def;
 
 /// Default volume def.
+// clang-format off
 #define DFM_VOLUME_DEF_INIT \
     {(uint32_t)sizeof(dfm_volume_def), 0, NULL, 0, 0, NULL, 0, NULL, 1000.0f, 1e5f, 1e6f, 10.0f, 0.002f}
+// clang-format on
 
 /// Returns the default volume def.
 static inline dfm_volume_def dfm_volume_def_default(void) {
@@ -194,15 +201,16 @@ typedef enum dfm_vertex_mode {
 
 /// Facts about one body (filled by dfm_body_get_info).
 typedef struct dfm_body_info {
-    uint32_t struct_size;     ///< sizeof(dfm_body_info) as compiled by the caller.
-    int32_t kind;             ///< 1 = cloth, 2 = volume.
-    int32_t environment;      ///< Environment index or -1.
-    int32_t vertex_count;     ///< Vertices (particles) of the body.
-    int32_t triangle_count;   ///< Triangles (cloth).
-    int32_t bending_edge_count;///< Interior edges carrying bending (cloth).
-    int32_t tet_count;        ///< Tetrahedra (volume).
-    int32_t first_particle;   ///< Offset of the body's first particle in world-wide arrays (changes when bodies are removed).
-    float total_mass;         ///< kg, including pinned/kinematic vertices.
+    uint32_t struct_size;       ///< sizeof(dfm_body_info) as compiled by the caller.
+    int32_t kind;               ///< 1 = cloth, 2 = volume.
+    int32_t environment;        ///< Environment index or -1.
+    int32_t vertex_count;       ///< Vertices (particles) of the body.
+    int32_t triangle_count;     ///< Triangles (cloth).
+    int32_t bending_edge_count; ///< Interior edges carrying bending (cloth).
+    int32_t tet_count;          ///< Tetrahedra (volume).
+    int32_t first_particle;     ///< Offset of the body's first particle in world-wide arrays (changes when bodies are
+                                ///< removed).
+    float total_mass;           ///< kg, including pinned/kinematic vertices.
 } dfm_body_info;
 
 /// An empty info struct with struct_size set, ready for dfm_body_get_info.
@@ -215,48 +223,48 @@ static inline dfm_body_info dfm_body_info_init(void) {
 
 /// World-wide counters (filled by dfm_world_get_stats).
 typedef struct dfm_world_stats {
-    uint32_t struct_size;     ///< sizeof(dfm_world_stats) as compiled by the caller.
-    int32_t body_count;       ///< Live bodies.
-    int32_t particle_count;   ///< Particles of all bodies.
-    int32_t triangle_count;   ///< Membrane triangles.
-    int32_t bending_edge_count;///< Bending edges (interior edges).
-    int32_t tet_count;        ///< Tetrahedra.
-    int32_t color_count;      ///< Particle colors of the current coloring.
-    int32_t color_min_size;   ///< Particles in the smallest color.
-    int32_t color_max_size;   ///< Particles in the largest color.
-    int64_t step_count;       ///< dfm_world_step calls that succeeded.
-    double sim_time;          ///< Simulated time in s.
-    int32_t backend;          ///< The dfm_backend the world runs on (never AUTO).
+    uint32_t struct_size;        ///< sizeof(dfm_world_stats) as compiled by the caller.
+    int32_t body_count;          ///< Live bodies.
+    int32_t particle_count;      ///< Particles of all bodies.
+    int32_t triangle_count;      ///< Membrane triangles.
+    int32_t bending_edge_count;  ///< Bending edges (interior edges).
+    int32_t tet_count;           ///< Tetrahedra.
+    int32_t color_count;         ///< Particle colors of the current coloring.
+    int32_t color_min_size;      ///< Particles in the smallest color.
+    int32_t color_max_size;      ///< Particles in the largest color.
+    int64_t step_count;          ///< dfm_world_step calls that succeeded.
+    double sim_time;             ///< Simulated time in s.
+    int32_t backend;             ///< The dfm_backend the world runs on (never AUTO).
     int64_t device_memory_bytes; ///< CUDA: device memory dfm holds for this world, bytes (0 on the CPU).
     /* ABI 1.4 */
-    int64_t nonfinite_steps;  ///< Steps refused with DFM_ERROR_NON_FINITE and rolled back because they left a
-                              ///< position or velocity non-finite.
+    int64_t nonfinite_steps; ///< Steps refused with DFM_ERROR_NON_FINITE and rolled back because they left a
+                             ///< position or velocity non-finite.
     /* ABI 1.5 */
-    float force_residual_max; ///< Convergence of the last step (N): the largest local force residual of a dynamic
-                              ///< particle at its end, |inertia + elastic + drag + contact + friction forces|
-                              ///< (0 when the step converged). VBD runs a fixed number of iterations, not to
-                              ///< convergence; compare this with a particle's weight m |g|. -1 before the first
-                              ///< step and under solvers that do not measure it (xpbd).
+    float force_residual_max;      ///< Convergence of the last step (N): the largest local force residual of a dynamic
+                                   ///< particle at its end, |inertia + elastic + drag + contact + friction forces|
+                                   ///< (0 when the step converged). VBD runs a fixed number of iterations, not to
+                                   ///< convergence; compare this with a particle's weight m |g|. -1 before the first
+                                   ///< step and under solvers that do not measure it (xpbd).
     float force_residual_relative; ///< The same summed over the dynamic particles, divided by their summed weight
-                              ///< (|g| = 9.81 m/s^2 when the world has no gravity): 0 converged; 0.1 means the
-                              ///< forces left unbalanced add up to a tenth of the weights. -1 like above.
-                              ///< docs/abi.md tables it against static error for the default counts.
+                                   ///< (|g| = 9.81 m/s^2 when the world has no gravity): 0 converged; 0.1 means the
+                                   ///< forces left unbalanced add up to a tenth of the weights. -1 like above.
+                                   ///< docs/abi.md tables it against static error for the default counts.
 } dfm_world_stats;
 
 /// Summed GPU kernel time of the last profiled step, split by phase (milliseconds, from CUDA
 /// events around each launch group of an eager, non-graph step; see dfm_world_set_profiling).
 /// The solve phase holds the elasticity solve with the contact gather fused into it.
 typedef struct dfm_phase_times {
-    uint32_t struct_size;     ///< sizeof(dfm_phase_times) as compiled by the caller.
-    int32_t valid;            ///< 1 when the last step was profiled.
-    float detection_ms;       ///< Contact detection (and deterministic compaction).
-    float lists_ms;           ///< Per-particle contact lists and initial-guess normals.
-    float duals_ms;           ///< AVBD penalty updates.
-    float solve_ms;           ///< Per-color elasticity solve with contact gather (and legacy scatter).
-    float friction_ms;        ///< Friction projection.
-    float reactions_ms;       ///< Reaction forces and per-shape wrench sums.
-    float other_ms;           ///< Predict, hinge angles, velocity update, clears and copies.
-    float total_ms;           ///< Sum of the above.
+    uint32_t struct_size; ///< sizeof(dfm_phase_times) as compiled by the caller.
+    int32_t valid;        ///< 1 when the last step was profiled.
+    float detection_ms;   ///< Contact detection (and deterministic compaction).
+    float lists_ms;       ///< Per-particle contact lists and initial-guess normals.
+    float duals_ms;       ///< AVBD penalty updates.
+    float solve_ms;       ///< Per-color elasticity solve with contact gather (and legacy scatter).
+    float friction_ms;    ///< Friction projection.
+    float reactions_ms;   ///< Reaction forces and per-shape wrench sums.
+    float other_ms;       ///< Predict, hinge angles, velocity update, clears and copies.
+    float total_ms;       ///< Sum of the above.
 } dfm_phase_times;
 
 /// An empty phase-times struct with struct_size set.

@@ -78,10 +78,12 @@ DFM_API dfm_result dfm_world_get_particle_colors(dfm_world* world, int32_t* out_
 
 /// Copies `count` world-wide particle positions starting at particle `first` into `out`
 /// (3 floats per particle, `stride_bytes` apart; 0 = packed). Units m, world frame.
-DFM_API dfm_result dfm_world_get_positions(dfm_world* world, int32_t first, int32_t count, float* out, int32_t stride_bytes);
+DFM_API dfm_result dfm_world_get_positions(dfm_world* world, int32_t first, int32_t count, float* out,
+                                           int32_t stride_bytes);
 
 /// Copies world-wide particle velocities (m/s) like dfm_world_get_positions.
-DFM_API dfm_result dfm_world_get_velocities(dfm_world* world, int32_t first, int32_t count, float* out, int32_t stride_bytes);
+DFM_API dfm_result dfm_world_get_velocities(dfm_world* world, int32_t first, int32_t count, float* out,
+                                            int32_t stride_bytes);
 
 #ifdef __cplusplus
 }

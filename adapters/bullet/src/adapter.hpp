@@ -18,28 +18,28 @@ namespace dfm_bullet_impl {
 
 /// One translated leaf shape living in the dfm world.
 struct TrackedShape {
-    dfm_shape_id id;                 ///< The dfm shape.
+    dfm_shape_id id;                    ///< The dfm shape.
     const btCollisionShape* aabb_shape; ///< Bullet shape bounding it (nullptr: dfm computes the AABB).
-    btTransform aabb_local;          ///< aabb_shape's frame in the object frame.
+    btTransform aabb_local;             ///< aabb_shape's frame in the object frame.
 };
 
 /// A collision object the adapter has translated.
 struct TrackedObject {
     const btCollisionShape* shape = nullptr; ///< The collision shape it was translated from.
-    int32_t environment = -1;        ///< Environment index its shapes were created with.
+    int32_t environment = -1;                ///< Environment index its shapes were created with.
     std::vector<TrackedShape> shapes;
-    bool seen = false;               ///< Found in the world during the current sync.
+    bool seen = false; ///< Found in the world during the current sync.
 };
 
 /// What the implicit reaction scheme remembers of one dynamic body between ticks.
 struct BodyCoupling {
-    btVector3 force{0, 0, 0};        ///< Reaction force of the last tick, N, world.
-    btVector3 torque{0, 0, 0};       ///< Reaction torque of the last tick about the centre of mass, N*m, world.
-    btVector3 position{0, 0, 0};     ///< Centre of mass when that reaction was computed, m.
+    btVector3 force{0, 0, 0};          ///< Reaction force of the last tick, N, world.
+    btVector3 torque{0, 0, 0};         ///< Reaction torque of the last tick about the centre of mass, N*m, world.
+    btVector3 position{0, 0, 0};       ///< Centre of mass when that reaction was computed, m.
     btQuaternion rotation{0, 0, 0, 1}; ///< Orientation then.
-    btScalar k_linear = 0;           ///< Remembered translational contact stiffness, N/m.
-    btScalar k_angular = 0;          ///< Remembered rotational contact stiffness, N*m/rad.
-    int64_t tick = -1;               ///< Adapter tick of that reaction (-1: none yet).
+    btScalar k_linear = 0;             ///< Remembered translational contact stiffness, N/m.
+    btScalar k_angular = 0;            ///< Remembered rotational contact stiffness, N*m/rad.
+    int64_t tick = -1;                 ///< Adapter tick of that reaction (-1: none yet).
 };
 
 class TickAction;
@@ -55,7 +55,8 @@ struct dfm_bullet {
     std::unordered_map<const btCollisionObject*, dfm_bullet_material> materials;
     std::unordered_set<const btCollisionObject*> material_dirty; ///< Re-translate at the next sync.
     std::unordered_set<const btCollisionShape*> logged_skips;    ///< Shapes already reported as skipped.
-    std::unordered_map<const btCollisionObject*, dfm_bullet_impl::BodyCoupling> coupling; ///< Per dynamic body (implicit reactions).
+    /// Per dynamic body (implicit reactions).
+    std::unordered_map<const btCollisionObject*, dfm_bullet_impl::BodyCoupling> coupling;
     dfm_bullet_stats stats = dfm_bullet_stats_init();
     /* Per-tick scratch (kept to avoid allocations every tick). */
     std::vector<dfm_shape_id> ids;

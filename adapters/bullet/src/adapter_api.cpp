@@ -21,8 +21,10 @@ dfm_result attach_fail(dfm_result code, const char* message) {
 namespace dfm_bullet_impl {
 
 void log_message(const dfm_bullet* b, dfm_log_level level, const std::string& message) {
-    if (b && b->def.log_fn) b->def.log_fn(b->def.log_user, level, message.c_str());
-    else std::fprintf(stderr, "[dfm_bullet] %s\n", message.c_str());
+    if (b && b->def.log_fn)
+        b->def.log_fn(b->def.log_user, level, message.c_str());
+    else
+        std::fprintf(stderr, "[dfm_bullet] %s\n", message.c_str());
 }
 
 dfm_result fail(dfm_bullet* b, dfm_result code, const std::string& message) {
@@ -47,10 +49,11 @@ dfm_result dfm_bullet_attach(const dfm_bullet_def* def, dfm_bullet** out) {
     if (!def->dynamics_world)
         return attach_fail(DFM_ERROR_NULL_POINTER, "dfm_bullet_def.dynamics_world (the btDynamicsWorld*) is NULL");
     if (def->scalar_size != 0 && def->scalar_size != sizeof(btScalar))
-        return attach_fail(DFM_ERROR_ABI_MISMATCH,
-                           sizeof(btScalar) == 4
-                               ? "dfm_bullet_def.scalar_size says double-precision Bullet, but this is the float adapter (link dfm_bullet_f64)"
-                               : "dfm_bullet_def.scalar_size says float Bullet, but this is the double adapter (link dfm_bullet)");
+        return attach_fail(
+            DFM_ERROR_ABI_MISMATCH,
+            sizeof(btScalar) == 4
+                ? "dfm_bullet_def.scalar_size says double-precision Bullet, but this is the float adapter (link dfm_bullet_f64)"
+                : "dfm_bullet_def.scalar_size says float Bullet, but this is the double adapter (link dfm_bullet)");
     if (def->environment_source < DFM_BULLET_ENV_SHARED || def->environment_source > DFM_BULLET_ENV_USER_INDEX3)
         return attach_fail(DFM_ERROR_INVALID_ENUM, "dfm_bullet_def.environment_source is not a dfm_bullet_env_source");
     if (!(def->ke > 0) || !std::isfinite(def->ke) || !(def->kd >= 0) || !std::isfinite(def->kd) || !(def->mu >= 0) ||
@@ -58,7 +61,8 @@ dfm_result dfm_bullet_attach(const dfm_bullet_def* def, dfm_bullet** out) {
         return attach_fail(DFM_ERROR_INVALID_VALUE,
                            "dfm_bullet_def: need ke > 0, kd >= 0, mu >= 0, gap >= 0, mesh_cell_size >= 0 (all finite)");
     if (!(def->stiffness_half_life > 0) || !std::isfinite(def->stiffness_half_life))
-        return attach_fail(DFM_ERROR_INVALID_VALUE, "dfm_bullet_def.stiffness_half_life must be > 0 seconds and finite");
+        return attach_fail(DFM_ERROR_INVALID_VALUE,
+                           "dfm_bullet_def.stiffness_half_life must be > 0 seconds and finite");
     dfm_bullet* b = new (std::nothrow) dfm_bullet();
     if (!b) return attach_fail(DFM_ERROR_OUT_OF_HOST_MEMORY, "dfm_bullet_attach: out of memory");
     b->def = *def;

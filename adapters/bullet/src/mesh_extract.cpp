@@ -64,11 +64,8 @@ bool read_index(const unsigned char* tri, PHY_ScalarType type, int k, int32_t& o
         out = v;
         return true;
     }
-    case PHY_UCHAR:
-        out = tri[k];
-        return true;
-    default:
-        return false;
+    case PHY_UCHAR: out = tri[k]; return true;
+    default: return false;
     }
 }
 
@@ -129,7 +126,8 @@ bool extract_triangle_mesh(const btStridingMeshInterface* mesh, const btVector3&
         mesh->unLockReadOnlyVertexBase(part);
         if (!ok) {
             char buf[128];
-            std::snprintf(buf, sizeof(buf), "mesh subpart %d has an unsupported vertex/index type or an index out of range", part);
+            std::snprintf(buf, sizeof(buf),
+                          "mesh subpart %d has an unsupported vertex/index type or an index out of range", part);
             why = buf;
             return false;
         }

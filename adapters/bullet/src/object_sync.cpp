@@ -81,8 +81,9 @@ dfm_result add_object(dfm_bullet* b, const btCollisionObject* co, TrackedObject&
         if (b->logged_skips.insert(co->getCollisionShape()).second) {
             for (const SkippedShape& s : skipped) {
                 char head[160];
-                std::snprintf(head, sizeof(head), "skipped a %s shape of collision object %p (user index %d): ",
-                              s.name.c_str(), (const void*)co, co->getUserIndex());
+                std::snprintf(head, sizeof(head),
+                              "skipped a %s shape of collision object %p (user index %d): ", s.name.c_str(),
+                              (const void*)co, co->getUserIndex());
                 log_message(b, DFM_LOG_WARNING, head + s.reason);
             }
         }

@@ -109,8 +109,10 @@ void translate_leaf(const btCollisionShape* shape, const btTransform& local, btS
         btVector3 z(0, 0, 1);
         btVector3 axis = z.cross(n);
         btQuaternion q(0, 0, 0, 1);
-        if (axis.length2() > btScalar(1e-20)) q = btQuaternion(axis.normalized(), btAcos(btMax(btScalar(-1), btMin(btScalar(1), z.dot(n)))));
-        else if (n.z() < 0) q = btQuaternion(btVector3(1, 0, 0), SIMD_PI);
+        if (axis.length2() > btScalar(1e-20))
+            q = btQuaternion(axis.normalized(), btAcos(btMax(btScalar(-1), btMin(btScalar(1), z.dot(n)))));
+        else if (n.z() < 0)
+            q = btQuaternion(btVector3(1, 0, 0), SIMD_PI);
         LeafShape leaf = make_leaf(nullptr, local, DFM_SHAPE_PLANE); /* infinite: dfm bounds it */
         set_frame(leaf.def, local * btTransform(q, n * (p->getPlaneConstant() * s)));
         leaves.push_back(std::move(leaf));

@@ -15,16 +15,17 @@ namespace dfm_bullet_impl {
 /// One translated leaf: a dfm shape def plus the mesh arrays it borrows, and what the adapter
 /// needs to compute the leaf's world AABB each tick.
 struct LeafShape {
-    dfm_shape_def def;               ///< Dimensions, local frame and margin; contact material filled later.
-    std::vector<float> vertices;     ///< Mesh shapes: 3 floats per vertex, dfm shape frame, m.
-    std::vector<int32_t> triangles;  ///< Mesh shapes: 3 indices per triangle.
-    const btCollisionShape* aabb_shape = nullptr; ///< Bullet shape whose getAabb bounds this leaf (nullptr: let dfm compute).
-    btTransform aabb_local;          ///< Frame of aabb_shape in the object frame.
+    dfm_shape_def def;              ///< Dimensions, local frame and margin; contact material filled later.
+    std::vector<float> vertices;    ///< Mesh shapes: 3 floats per vertex, dfm shape frame, m.
+    std::vector<int32_t> triangles; ///< Mesh shapes: 3 indices per triangle.
+    /// Bullet shape whose getAabb bounds this leaf (nullptr: let dfm compute).
+    const btCollisionShape* aabb_shape = nullptr;
+    btTransform aabb_local; ///< Frame of aabb_shape in the object frame.
 };
 
 /// A leaf that could not be translated, with the reason.
 struct SkippedShape {
-    std::string name;                ///< Bullet's shape name (getName()).
+    std::string name; ///< Bullet's shape name (getName()).
     std::string reason;
 };
 

@@ -27,11 +27,13 @@
 
 #include <dfm/dfm.h>
 
+// clang-format off
 #if defined(__GNUC__)
 #  define DFM_BULLET_API __attribute__((visibility("default")))
 #else
 #  define DFM_BULLET_API
 #endif
+// clang-format on
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,7 +58,8 @@ typedef struct dfm_bullet_def {
     void* dynamics_world;       ///< The host's btDiscreteDynamicsWorld* (any btDynamicsWorld*; not owned).
     uint32_t scalar_size;       ///< sizeof(btScalar) in the caller (4 or 8); 0 = not checked. Default 0.
     int32_t environment_source; ///< A dfm_bullet_env_source. Default DFM_BULLET_ENV_USER_INDEX3.
-    int32_t filter_group;       ///< Bullet collision filter group of the deformables. Default 1 (btBroadphaseProxy::DefaultFilter).
+    int32_t filter_group;       ///< Bullet collision filter group of the deformables. Default 1
+                                ///< (btBroadphaseProxy::DefaultFilter).
     int32_t filter_mask;        ///< Bullet collision filter mask of the deformables. Default -1 (all).
                                 ///< An object is translated only when (its group & filter_mask) != 0
                                 ///< and (filter_group & its mask) != 0, as Bullet's default filter does.
@@ -107,22 +110,23 @@ static inline dfm_bullet_def dfm_bullet_def_default(void) {
 
 /// Per-object contact material overriding the adapter defaults (see dfm_bullet_set_object_material).
 typedef struct dfm_bullet_material {
-    uint32_t struct_size;       ///< sizeof(dfm_bullet_material) as compiled by the caller.
-    float ke;                   ///< Contact stiffness, N/m (> 0).
-    float kd;                   ///< Contact damping, N*s/m (>= 0).
-    float mu;                   ///< Coulomb friction coefficient (>= 0); < 0 = use the adapter rule.
+    uint32_t struct_size; ///< sizeof(dfm_bullet_material) as compiled by the caller.
+    float ke;             ///< Contact stiffness, N/m (> 0).
+    float kd;             ///< Contact damping, N*s/m (>= 0).
+    float mu;             ///< Coulomb friction coefficient (>= 0); < 0 = use the adapter rule.
 } dfm_bullet_material;
 
 /// Counters of an adapter (filled by dfm_bullet_get_stats).
 typedef struct dfm_bullet_stats {
-    uint32_t struct_size;       ///< sizeof(dfm_bullet_stats) as compiled by the caller.
-    int32_t objects_tracked;    ///< Collision objects that currently have dfm shapes.
-    int32_t objects_filtered;   ///< Objects skipped in the last tick by the collision filter, no-contact-response flag or type.
-    int32_t shapes;             ///< dfm shapes currently owned by the adapter.
-    int32_t shapes_skipped;     ///< Leaf shapes that could not be translated (each logged once), since attach.
-    int64_t ticks;              ///< Bullet substeps the adapter has run.
-    int64_t impulses_applied;   ///< Body impulses applied (one per dynamic body with a nonzero reaction per tick).
-    int64_t tick_errors;        ///< Ticks in which a dfm call failed (logged; see dfm_bullet_last_error).
+    uint32_t struct_size;     ///< sizeof(dfm_bullet_stats) as compiled by the caller.
+    int32_t objects_tracked;  ///< Collision objects that currently have dfm shapes.
+    int32_t objects_filtered; ///< Objects skipped in the last tick by the collision filter, no-contact-response flag
+                              ///< or type.
+    int32_t shapes;           ///< dfm shapes currently owned by the adapter.
+    int32_t shapes_skipped;   ///< Leaf shapes that could not be translated (each logged once), since attach.
+    int64_t ticks;            ///< Bullet substeps the adapter has run.
+    int64_t impulses_applied; ///< Body impulses applied (one per dynamic body with a nonzero reaction per tick).
+    int64_t tick_errors;      ///< Ticks in which a dfm call failed (logged; see dfm_bullet_last_error).
 } dfm_bullet_stats;
 
 /// Returns the adapter's stats struct with struct_size set.
