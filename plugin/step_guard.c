@@ -80,23 +80,15 @@ dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad, int kind) {
                              ? w->model.particle_body[bad]
                              : -1;
     const int32_t vertex = body >= 0 ? bad - w->model.body_offsets[body] : bad;
-    if (kind == DFM_GUARD_OUT_OF_BOUNDS) {
-        dfm_log(w, DFM_LOG_ERROR, "step %lld moved vertex %d of the world's body %d beyond DFM_MAX_COORD; rolled back",
-                (long long)w->step_count, vertex, body);
-        return dfm_fail(
-            w, DFM_ERROR_OUT_OF_BOUNDS,
-            "the step moved a particle beyond DFM_MAX_COORD (%g m from the origin; vertex %d of the world's "
-            "body %d, particle %d): the world is as it was before the step (dfm_world_stats.nonfinite_steps "
-            "counts these); remove or slow the body, or move the scene nearer the origin",
-            (double)DFM_MAX_COORD, vertex, body, bad);
-    }
-    dfm_log(w, DFM_LOG_ERROR,
-            "step %lld produced a non-finite position or velocity (vertex %d of the world's body %d); rolled back",
-            (long long)w->step_count, vertex, body);
-    return dfm_fail(
-        w, DFM_ERROR_NON_FINITE,
-        "the step produced a non-finite position or velocity (vertex %d of the world's body %d, particle %d): "
-        "the world is as it was before the step (dfm_world_stats.nonfinite_steps counts these); check "
-        "gravity, materials, masses and targets for values the solver cannot take",
-        vertex, body, bad);
+    const int bounds = kind == DFM_GUARD_OUT_OF_BOUNDS;
+    const char* what = bounds ? "moved a particle beyond DFM_MAX_COORD from the origin"
+                              : "produced a non-finite position or velocity";
+    const char* advice = bounds ? "remove or slow the body, or move the scene nearer the origin"
+                                : "check gravity, materials, masses and targets for values the solver cannot take";
+    dfm_log(w, DFM_LOG_ERROR, "step %lld %s (vertex %d of the world's body %d); rolled back", (long long)w->step_count,
+            what, vertex, body);
+    return dfm_fail(w, bounds ? DFM_ERROR_OUT_OF_BOUNDS : DFM_ERROR_NON_FINITE,
+                    "the step %s (vertex %d of the world's body %d, particle %d): the world is as it was before the "
+                    "step (dfm_world_stats.nonfinite_steps counts these); %s",
+                    what, vertex, body, bad, advice);
 }

@@ -77,19 +77,25 @@ static void measure_convergence(const dfm_vbd_view* view, const dfm_cpu_contacts
     conv->sum = sum;
 }
 
+/// Each body's first record in the body-level solve's scratch: a serial prefix over the bodies'
+/// record counts, once per advance (the lists do not change during its sweeps; CUDA:
+/// body_count_kernel and a scan).
+static void body_record_offsets(const dfm_contact_view* c, const dfm_cpu_body_solve* bs) {
+    bs->record_offsets[0] = 0;
+    for (int32_t b = 0; b < bs->body_count; ++b)
+        bs->record_offsets[b + 1] =
+            bs->record_offsets[b] +
+            (c ? dfm_body_gather_records(c, NULL, bs->body_offsets[b], bs->body_offsets[b + 1], NULL) : 0);
+}
+
 /// The body-level pass after a sweep: each free body's records gathered at the current iterate
-/// into its range of the scratch (offsets from a serial prefix over the bodies' counts), its
+/// into its range of the scratch (offsets from body_record_offsets), its
 /// translation solved and applied. Bodies are independent (disjoint particles and records).
 static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_body_solve* bs,
                              int nt) {
     (void)nt;
     const int32_t nb = bs->body_count;
     const dfm_contact_view* c = cc ? cc->view : NULL;
-    bs->record_offsets[0] = 0;
-    for (int32_t b = 0; b < nb; ++b)
-        bs->record_offsets[b + 1] =
-            bs->record_offsets[b] +
-            (c ? dfm_body_gather_records(c, view->d, bs->body_offsets[b], bs->body_offsets[b + 1], NULL) : 0);
 #if defined(_OPENMP)
 // clang-format off
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nb > 1 && view->particle_count >= DFM_CPU_PARALLEL_MIN)
@@ -150,6 +156,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
     }
 
+    if (bodies) body_record_offsets(cc ? cc->view : NULL, bodies);
     for (int32_t it = 0; it < iterations; ++it) {
         if (cc && cc->view->penalty_beta > 0.0f) dfm_cpu_contacts_update_penalties(cc->view, view->d);
         for (int32_t c = 0; c < color_count; ++c) {

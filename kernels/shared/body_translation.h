@@ -30,9 +30,8 @@
 #include "vbd_view.h"
 
 /// Newton iterations of one lambda pass of a body's translation solve. The solve runs after
-/// every sweep, so it need not converge in one call: measured on soft-lift (4 environments, CPU),
-/// 16 iterations averaged 27.6 Newton steps and 107 line-search evaluations per solve and cost
-/// +98% per step; 6 cost +31% with the physics tests' figures unchanged (docs/perf.md).
+/// every sweep, so it need not converge in one call; 6 leave the physics tests' figures as 16 did
+/// at a fraction of the cost (docs/perf.md, session 6).
 #define DFM_BODY_NEWTON_MAX 6
 /// Lambda passes (lambda re-evaluated at the previous pass's translation).
 #define DFM_BODY_OUTER 2

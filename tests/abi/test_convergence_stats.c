@@ -76,12 +76,7 @@ static dfm_world_stats hanging_strip(int substeps, int iterations) {
 /// The cube of test_physics_static on a frictionless box, after 1 s.
 static dfm_world_stats resting_cube(int substeps, int iterations, float* contact_residual) {
     dfm_world* w = make_world(substeps, iterations);
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = 0.2f;
-    bx.half_extents[2] = 0.05f;
-    bx.mu = 0.0f;
-    dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
+    dfm_test_add_frictionless_floor(w);
     const float lo[3] = {-0.03f, -0.03f, 0.0f}, hi[3] = {0.03f, 0.03f, 0.06f};
     dfm_test_tets box = dfm_test_make_tet_box(5, lo, hi);
     dfm_test_add_volume(w, &box, dfm_volume_def_default());

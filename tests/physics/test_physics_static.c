@@ -85,12 +85,7 @@ static double strip_elongation(double* analytic) {
 /// the rest height, after 3 s on a frictionless box.
 static double cube_shortening(double* analytic) {
     dfm_world* w = make_world();
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = 0.2f;
-    bx.half_extents[2] = 0.05f;
-    bx.mu = 0.0f;
-    dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
+    dfm_test_add_frictionless_floor(w);
     const int32_t n = 6;
     const float H = 0.06f;
     const float lo[3] = {-0.03f, -0.03f, 0.0f}, hi[3] = {0.03f, 0.03f, H};

@@ -46,6 +46,17 @@ static inline void dfm_test_move_shape(dfm_world* w, dfm_shape_id id, float px, 
     }
 }
 
+/// A frictionless 0.4 x 0.4 x 0.1 m box whose top face is the plane z = 0 (the support of the
+/// resting-cube scenes).
+static inline dfm_shape_id dfm_test_add_frictionless_floor(dfm_world* w) {
+    dfm_shape_def bx = dfm_shape_def_default();
+    bx.type = DFM_SHAPE_BOX;
+    bx.half_extents[0] = bx.half_extents[1] = 0.2f;
+    bx.half_extents[2] = 0.05f;
+    bx.mu = 0.0f;
+    return dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
+}
+
 /// Lowest and highest z of a body's vertices.
 static inline void dfm_test_z_range(dfm_world* w, dfm_body_id id, int32_t n, float* zmin, float* zmax) {
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
