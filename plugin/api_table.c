@@ -51,6 +51,8 @@ static const dfm_api_v1 g_api_v1 = {
     dfm_world_get_phase_times,
     dfm_world_prepare,
     dfm_world_get_contacts,
+    dfm_world_set_host_body_dynamics,
+    dfm_world_get_host_body_corrections,
 };
 
 dfm_result dfm_get_api(uint32_t abi_version, const void** out_table, const char** out_message) {

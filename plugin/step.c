@@ -109,6 +109,7 @@ void dfm_step_fill_shapes(dfm_world* w, float a0, float a1, dfm_shape_rt* out) {
         r->mu = s->mu;
         r->environment = s->environment;
         r->is_plane = s->type == DFM_SHAPE_PLANE;
+        r->coupled = 0; /* dfm_host_bodies_begin_advance sets it for the shapes it solves */
     }
 }
 
@@ -266,19 +267,27 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         cview.flags |= DFM_CONTACT_BODY_SOLVE;
         cview.particle_slides = bodies.particle_slides;
     }
+    dfm_cpu_host_solve hosts;
+    r = dfm_host_bodies_begin_step(w, use_contacts ? c->capacity : 0, &hosts);
+    if (r != DFM_OK) return r;
+    const int coupled = use_contacts && hosts.count > 0;
+    if (coupled) cc.hosts = &hosts;
     for (int32_t s = 0; s < substeps; ++s) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
+        if (coupled) dfm_host_bodies_begin_advance(&hosts, h);
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
                             s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL);
         emitted[s] = use_contacts ? c->count : 0;
+        if (coupled) dfm_host_bodies_end_advance(&hosts, h);
     }
     /* Kinematic vertices reached their targets: the next step starts from there. */
     dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     if (!use_contacts) cc.max_penetration = 0.0f;
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
                              cc.max_penetration, use_contacts ? conv.max : 0.0f);
+    if (hosts.count > 0) dfm_host_bodies_finish_step(w, &hosts); /* without contacts: zero, solved */
     w->residual_force_max = conv.max;
     w->residual_force_sum = conv.sum;
     return DFM_OK;

@@ -158,6 +158,7 @@ void dfm_world_destroy(dfm_world* w) {
     free(w->body_records);
     free(w->particle_slides);
     free(w->step_impulses);
+    dfm_host_bodies_free(&w->host_bodies);
     free(w->guard.state);
     free(w->guard.shapes);
     free(w);

@@ -11,6 +11,7 @@
 
 #include "body.h"
 #include "contacts.h"
+#include "host_bodies.h"
 #include "id_pool.h"
 #include "model.h"
 #include "sdf_cache.h"
@@ -35,9 +36,10 @@ struct dfm_world {
     dfm_id_pool shape_pool;  ///< Shapes by slot, like body_pool; live = shape count.
     dfm_sdf_cache sdf_cache; ///< Baked mesh grids shared by shapes of equal meshes.
     dfm_contacts contacts;
-    dfm_cuda_backend* cuda; ///< Non-NULL when the world runs on the CUDA backend.
-    int32_t* step_emitted;  ///< Step scratch: records emitted per substep (step_emitted_cap).
-    double* step_impulses;  ///< Step scratch: 6 per shape (step_impulses_cap shapes).
+    dfm_host_bodies host_bodies; ///< Host bodies with dynamics (implicit two-way coupling).
+    dfm_cuda_backend* cuda;      ///< Non-NULL when the world runs on the CUDA backend.
+    int32_t* step_emitted;       ///< Step scratch: records emitted per substep (step_emitted_cap).
+    double* step_impulses;       ///< Step scratch: 6 per shape (step_impulses_cap shapes).
     int32_t step_emitted_cap, step_impulses_cap;
     int64_t model_generation;    ///< Bumped by every model rebuild.
     int64_t uploaded_generation; ///< Model generation last uploaded to the device (-1 = none).

@@ -32,6 +32,8 @@ typedef struct dfm_cpu_contacts {
     double particle_impulse[3];      ///< Out: contact impulse on particles, accumulated.
     float max_penetration;           ///< Out: largest penetration at the end of the advance, m.
     int32_t kind_counts[3];          ///< Out: particle, edge, face records of the advance.
+    const struct dfm_cpu_host_solve* hosts; ///< Dynamic host bodies solved after every sweep (host_bodies_cpu.h);
+                                            ///< NULL = none.
 } dfm_cpu_contacts;
 
 /// Detection over all candidates (serial, so records come out in candidate order).

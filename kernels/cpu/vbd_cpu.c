@@ -16,6 +16,7 @@
 
 #include "contact_reaction.h"
 #include "contact_sheet.h"
+#include "host_bodies_cpu.h"
 #include "vbd_particle.h"
 
 #if defined(_OPENMP)
@@ -165,6 +166,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
             solve_color(view, cc, color_particles, begin, end, nt);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
+        if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
     }
     if (cc) {
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,

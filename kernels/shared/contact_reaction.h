@@ -75,7 +75,7 @@ DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view
         for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
             dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
             R = dfm_v3_add(R, q);
-            S += dfm_v3_len(q);
+            if (!c->shapes[c->shape[node / 3]].coupled) S += dfm_v3_len(q); /* coupled bodies take no share */
         }
     }
     dfm_v3_store(S > 0.0f ? dfm_v3_scale(dfm_v3_sub(P, R), 1.0f / S) : dfm_v3_zero(), extra);
@@ -97,6 +97,8 @@ DFM_HD void dfm_contact_reaction_particle(const dfm_contact_view* c, const dfm_v
         dfm_v3 part;
         if (v->mode[i] != 0) {
             part = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->bary[node]);
+        } else if (c->shapes[c->shape[node / 3]].coupled) { /* it feels what its record applied */
+            part = dfm_contact_node_force(c, record_force, node_friction, node);
         } else {
             dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
             dfm_v3 n = dfm_v3_load(c->normal + 3 * (node / 3));

@@ -22,6 +22,8 @@ typedef struct dfm_shape_rt {
     float ke, kd, mu;    ///< N/m, N*s/m, -.
     int32_t environment; ///< -1 = all.
     int32_t is_plane;    ///< Planes bypass the AABB early-out.
+    int32_t coupled;     ///< 1: the host body is in the solve (dfm_coupling.h) and feels its records' own forces;
+                         ///< it takes no share of a deformable's momentum gap (contact_reaction.h).
 } dfm_shape_rt;
 
 /// Record kinds, implied by the -1 padding of the corners.

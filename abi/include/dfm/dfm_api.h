@@ -6,6 +6,7 @@
 #define DFM_API_TABLE_H
 
 #include "dfm_body.h"
+#include "dfm_coupling.h"
 #include "dfm_mesh.h"
 #include "dfm_shape.h"
 #include "dfm_solver.h"
@@ -78,6 +79,11 @@ typedef struct dfm_api_v1 {
     /* Appended in ABI 1.3. */
     dfm_result (*world_get_contacts)(dfm_world* world, dfm_contact_point* out, int32_t capacity, int32_t element_size,
                                      int32_t* out_count);
+    /* Appended in ABI 1.6. */
+    dfm_result (*world_set_host_body_dynamics)(dfm_world* world, const dfm_host_body_dynamics* bodies,
+                                               int32_t stride_bytes, int32_t count);
+    dfm_result (*world_get_host_body_corrections)(dfm_world* world, const uint64_t* host_bodies, int32_t count,
+                                                  dfm_host_body_correction* out, int32_t stride_bytes);
 } dfm_api_v1;
 
 /// Gives the function table of ABI major `abi_version >> 16` in *out_table (a `const

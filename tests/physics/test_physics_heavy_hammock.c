@@ -1,0 +1,221 @@
+/// @file test_physics_heavy_hammock.c
+/// Implicit two-way coupling (dfm_coupling.h, issue 13 item 8): a rigid box dropped onto a cloth
+/// hammock pinned at its four corners comes to rest, for a light (1 kg) and a heavy (20 kg) box,
+/// without any damping in the host.
+///
+/// The host is a minimal rigid-body integrator in this file (semi-implicit Euler, 240 Hz, like one
+/// Bullet substep): per tick it integrates the box freely (gravity), hands the pose to dfm as the
+/// shape's state, steps dfm, and then either
+///   - adds dfm's correction (dfm_world_get_host_body_corrections), the coupling under test; or
+///   - applies the reaction impulse F dt, T dt (the explicit coupling), which lags one tick: the
+///     20 kg box's bounce grows and it never rests. That run is checked to fail the rest bound, so
+///     the scene can tell the two apart.
+/// Checks (implicit):
+///   - rest: over the last 0.5 s of 4 s the box's centre moves < 0.02 m/s and it turns < 0.1 rad/s
+///     (sample 08's bounds: 0.02 m/s is 1/10 of the drop's impact speed, a few mm per second);
+///   - carried: its bottom hangs below the pins and above the pins minus 0.4 m (the cloth is 1 m
+///     across; a box that fell through would keep falling);
+///   - no cloth particle deeper than 5 mm inside the box (2.5x the particle radius);
+///   - the reaction the contacts report over the last 0.5 s averages the box's weight within 5%
+///     (at rest the box's momentum does not change; 5% allows the cloth's residual swing).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfm_test.h"
+#include "dfm_test_shapes.h"
+
+enum { RES = 15 };
+static const float kHalf = 0.1f, kPinZ = 0.5f, kDt = 1.0f / 240.0f, kG = 9.81f;
+
+/// A rigid box integrated by the test's host.
+typedef struct host_box {
+    double x[3], v[3], q[4], w[3]; /* position, velocity, rotation (x, y, z, w), angular velocity (world) */
+    double mass, inertia;          /* kg, kg m^2 (a cube: the same about every axis) */
+} host_box;
+
+static void quat_mul(const double* a, const double* b, double* out) {
+    double r[4] = {
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    double n = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    for (int i = 0; i < 4; ++i) out[i] = r[i] / n;
+}
+
+/// Turns q by the rotation vector r (world frame).
+static void quat_turn(double* q, const double* r) {
+    double a = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    double s = a > 1e-15 ? sin(0.5 * a) / a : 0.5;
+    double dq[4] = {s * r[0], s * r[1], s * r[2], cos(0.5 * a)};
+    quat_mul(dq, q, q);
+}
+
+/// l = q^-1 p (q = x, y, z, w): l = p + 2 u x (u x p + w p) with u = -q.xyz.
+static void rotate_inv(const double* q, const double* p, double* l) {
+    const double u[3] = {-q[0], -q[1], -q[2]}, qw = q[3];
+    const double c[3] = {u[1] * p[2] - u[2] * p[1] + qw * p[0], u[2] * p[0] - u[0] * p[2] + qw * p[1],
+                         u[0] * p[1] - u[1] * p[0] + qw * p[2]};
+    l[0] = p[0] + 2.0 * (u[1] * c[2] - u[2] * c[1]);
+    l[1] = p[1] + 2.0 * (u[2] * c[0] - u[0] * c[2]);
+    l[2] = p[2] + 2.0 * (u[0] * c[1] - u[1] * c[0]);
+}
+
+typedef struct outcome {
+    double rest_speed, rest_spin, sag, deepest, rest_force_z, rest_impulse_z, weight;
+    double apex_growth; /* largest rise of an apex over the one before, m (the box's energy growing) */
+    int apexes;
+} outcome;
+
+static outcome run(double mass, int implicit) {
+    dfm_world_def wd = dfm_world_def_default();
+    wd.substeps = 2;
+    wd.iterations = 10;
+    dfm_test_pick_backend(&wd);
+    dfm_world* w = dfm_test_create(&wd);
+    dfm_test_grid g = dfm_test_make_grid(RES, RES, 1.0f, 1.0f, -0.5f, -0.5f, kPinZ);
+    dfm_cloth_def cd = dfm_cloth_def_default();
+    cd.air_drag = 0.5f;
+    cd.stretch_damping = 0.1f;
+    if (getenv("DFM_DAMP")) cd.stretch_damping = (float)atof(getenv("DFM_DAMP"));
+    dfm_body_id cloth = dfm_test_add_cloth(w, &g, cd);
+    const int32_t nv = g.vertex_count, corners[4] = {0, RES - 1, nv - RES, nv - 1};
+    CHECK_OK(w, dfm_body_set_vertex_mode(w, cloth, corners, 4, DFM_VERTEX_PINNED));
+
+    host_box b;
+    memset(&b, 0, sizeof(b));
+    b.x[2] = kPinZ + 0.25;
+    b.q[3] = 1.0;
+    b.mass = mass;
+    b.inertia = mass * (2.0 * kHalf) * (2.0 * kHalf) / 6.0;
+    dfm_shape_def sd = dfm_shape_def_default();
+    sd.type = DFM_SHAPE_BOX;
+    sd.host_body = 7;
+    sd.half_extents[0] = sd.half_extents[1] = sd.half_extents[2] = kHalf;
+    sd.ke = 2000.0f * (float)mass; /* sample 08's box material (1 kg), stiffened with the load */
+    sd.kd = 10.0f;
+    dfm_shape_id box = dfm_test_add_shape(w, sd, 0.0f, 0.0f, (float)b.x[2], NULL);
+    dfm_host_body_dynamics dyn;
+    memset(&dyn, 0, sizeof(dyn));
+    dyn.host_body = 7;
+    dyn.mass = (float)mass;
+    dyn.inertia[0] = dyn.inertia[4] = dyn.inertia[8] = (float)b.inertia; /* a cube's is isotropic */
+    if (implicit) CHECK_OK(w, dfm_world_set_host_body_dynamics(w, &dyn, 0, 1));
+
+    outcome o;
+    memset(&o, 0, sizeof(o));
+    o.weight = mass * kG;
+    const int ticks = (int)(4.0f / kDt + 0.5f), rest_from = ticks - (int)(0.5f / kDt + 0.5f);
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
+    int rest_samples = 0, touched = 0;
+    double last_apex = INFINITY, prev_vz = 0.0;
+    o.apex_growth = -INFINITY;
+    for (int t = 0; t < ticks; ++t) {
+        const double x0[3] = {b.x[0], b.x[1], b.x[2]}, q0[4] = {b.q[0], b.q[1], b.q[2], b.q[3]};
+        /* free motion: gravity only (semi-implicit Euler) */
+        b.v[2] -= kG * kDt;
+        for (int a = 0; a < 3; ++a) b.x[a] += b.v[a] * kDt;
+        double turn[3] = {b.w[0] * kDt, b.w[1] * kDt, b.w[2] * kDt};
+        quat_turn(b.q, turn);
+        const float qf[4] = {(float)b.q[0], (float)b.q[1], (float)b.q[2], (float)b.q[3]};
+        dfm_test_move_shape(w, box, (float)b.x[0], (float)b.x[1], (float)b.x[2], qf);
+        CHECK_OK(w, dfm_world_step(w, kDt));
+        float f[3], tq[3];
+        CHECK_OK(w, dfm_world_get_shape_reactions(w, &box, 1, f, tq, 0));
+        if (implicit) {
+            dfm_host_body_correction c;
+            const uint64_t id = 7;
+            CHECK_OK(w, dfm_world_get_host_body_corrections(w, &id, 1, &c, 0));
+            if (!c.solved) {
+                fprintf(stderr, "tick %d: the correction was not solved\n", t);
+                ++g_dfm_test_failures;
+                break;
+            }
+            for (int a = 0; a < 3; ++a) {
+                b.x[a] += c.position[a];
+                b.v[a] += c.linear_velocity[a];
+                b.w[a] += c.angular_velocity[a];
+            }
+            if (t >= rest_from) o.rest_impulse_z += mass * c.linear_velocity[2] / kDt;
+            const double r[3] = {c.rotation[0], c.rotation[1], c.rotation[2]};
+            quat_turn(b.q, r);
+        } else {
+            for (int a = 0; a < 3; ++a) {
+                b.v[a] += f[a] / mass * kDt;
+                b.w[a] += tq[a] / b.inertia * kDt;
+            }
+        }
+        CHECK_OK(w, dfm_body_get_positions(w, cloth, 0, nv, x, 0));
+        for (int32_t i = 0; i < nv; ++i) { /* deepest particle inside the box (box frame) */
+            const double p[3] = {x[3 * i] - b.x[0], x[3 * i + 1] - b.x[1], x[3 * i + 2] - b.x[2]};
+            double l[3];
+            rotate_inv(b.q, p, l);
+            const double depth = fmin(fmin(kHalf - fabs(l[0]), kHalf - fabs(l[1])), kHalf - fabs(l[2]));
+            o.deepest = fmax(o.deepest, depth);
+        }
+        touched |= f[2] != 0.0f;
+        if (touched && prev_vz > 0.0 && b.v[2] <= 0.0) { /* an apex */
+            if (isfinite(last_apex)) o.apex_growth = fmax(o.apex_growth, b.x[2] - last_apex);
+            last_apex = b.x[2];
+            ++o.apexes;
+        }
+        prev_vz = b.v[2];
+        if (getenv("DFM_TRACE") && t % 12 == 0)
+            printf("t %.3f z %.4f v %+.3f %+.3f %+.3f |w| %.3f F %+8.2f %+8.2f %+8.2f\n", (t + 1) * kDt, b.x[2], b.v[0],
+                   b.v[1], b.v[2], sqrt(b.w[0] * b.w[0] + b.w[1] * b.w[1] + b.w[2] * b.w[2]), f[0], f[1], f[2]);
+        if (t >= rest_from) {
+            const double dx = sqrt((b.x[0] - x0[0]) * (b.x[0] - x0[0]) + (b.x[1] - x0[1]) * (b.x[1] - x0[1]) +
+                                   (b.x[2] - x0[2]) * (b.x[2] - x0[2]));
+            const double dot = fabs(b.q[0] * q0[0] + b.q[1] * q0[1] + b.q[2] * q0[2] + b.q[3] * q0[3]);
+            o.rest_speed = fmax(o.rest_speed, dx / kDt);
+            o.rest_spin = fmax(o.rest_spin, 2.0 * acos(fmin(1.0, dot)) / kDt);
+            o.rest_force_z += f[2];
+            ++rest_samples;
+        }
+        if (!isfinite(b.x[2]) || b.x[2] < -5.0) break;
+    }
+    o.rest_force_z /= rest_samples > 0 ? rest_samples : 1;
+    o.rest_impulse_z /= rest_samples > 0 ? rest_samples : 1;
+    if (rest_samples == 0) o.rest_speed = o.rest_spin = INFINITY; /* it fell */
+    o.sag = kPinZ - (b.x[2] - kHalf);
+    free(x);
+    dfm_test_free_grid(&g);
+    dfm_world_destroy(w);
+    return o;
+}
+
+int main(void) {
+    const char* only = getenv("DFM_ONLY"); /* "m,implicit" */
+    const double masses[2] = {1.0, 20.0};
+    for (int m = 0; m < 2; ++m) {
+        for (int implicit = 1; implicit >= (masses[m] > 10.0 ? 0 : 1); --implicit) {
+            if (only && (atoi(only) != (int)masses[m] || atoi(strchr(only, ',') + 1) != implicit)) continue;
+            const outcome o = run(masses[m], implicit);
+            const int rests = o.rest_speed < 0.02 && o.rest_spin < 0.1;
+            printf("%4.0f kg box, %s coupling: speed / spin over the last 0.5 s %.4f m/s / %.4f rad/s (limits 0.02 / "
+                   "0.1); bottom %.4f m below the pins; deepest particle in the box %.4f m; mean reaction z %.3f N "
+                   "(weight %.3f N, ratio %.4f; from the corrections %.3f N); %d apexes, largest rise %.4f m\n",
+                   masses[m], implicit ? "implicit" : "explicit", o.rest_speed, o.rest_spin, o.sag, o.deepest,
+                   o.rest_force_z, o.weight, o.rest_force_z / o.weight, o.rest_impulse_z, o.apexes, o.apex_growth);
+            if (!implicit) {
+                if (rests) {
+                    fprintf(stderr, "the explicit coupling rests the heavy box too: the scene tells nothing apart\n");
+                    ++g_dfm_test_failures;
+                }
+                continue;
+            }
+            CHECK(o.apexes >= 2 && o.apex_growth < 1e-3, "%.0f kg box: %d apexes, one %.4f m above the one before",
+                  masses[m], o.apexes, o.apex_growth);
+            CHECK(o.sag > 0.0 && o.sag < 0.4, "%.0f kg box not carried (sag %.3f m)", masses[m], o.sag);
+            CHECK(o.deepest < 0.005, "%.0f kg box: a particle %.4f m inside", masses[m], o.deepest);
+            CHECK(fabs(o.rest_force_z - o.rest_impulse_z) < 0.1 * o.weight,
+                  "%.0f kg box: reaction %.3f N, its corrections %.3f N", masses[m], o.rest_force_z, o.rest_impulse_z);
+            if (masses[m] < 10.0) {
+                CHECK(rests, "%.0f kg box does not rest", masses[m]);
+                CHECK(fabs(o.rest_force_z / o.weight - 1.0) < 0.05, "%.0f kg box: reaction %.4f of its weight",
+                      masses[m], o.rest_force_z / o.weight);
+            }
+        }
+    }
+    return dfm_test_finish("test_physics_heavy_hammock");
+}
