@@ -57,6 +57,13 @@ struct dfm_bullet {
     std::unordered_set<const btCollisionShape*> logged_skips;    ///< Shapes already reported as skipped.
     /// Per dynamic body (implicit reactions).
     std::unordered_map<const btCollisionObject*, dfm_bullet_impl::BodyCoupling> coupling;
+    /// Bodies whose dynamics dfm has (DFM_BULLET_COUPLING_SOLVED), and the tick's scratch for them.
+    std::unordered_set<const btCollisionObject*> solved_bodies;
+    std::vector<btRigidBody*> solved_order;
+    std::vector<dfm_host_body_dynamics> dynamics;
+    std::vector<uint64_t> dynamics_ids;
+    std::vector<dfm_host_body_correction> corrections;
+    bool logged_unsolved = false; ///< The SECANT fallback was logged.
     dfm_bullet_stats stats = dfm_bullet_stats_init();
     /* Per-tick scratch (kept to avoid allocations every tick). */
     std::vector<dfm_shape_id> ids;

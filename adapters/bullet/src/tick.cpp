@@ -4,10 +4,14 @@
 /// predict, collide, solve constraints, integrate, *actions*, update activation):
 ///   sync objects -> one bulk dfm_world_set_shape_states -> dfm_world_step(dt) ->
 ///   dfm_world_get_shape_reactions -> impulses on dynamic bodies (they act in the next substep;
-///   implicit against each body's measured contact stiffness unless def.implicit_reactions is 0).
+///   implicit against each body's measured contact stiffness with DFM_BULLET_COUPLING_SECANT).
+/// With DFM_BULLET_COUPLING_SOLVED (the default) the dynamic bodies' mass and world inertia go to
+/// dfm before the step (dfm_world_set_host_body_dynamics) and dfm's corrections are added to their
+/// pose and velocities after it; reactions are applied only to bodies dfm did not solve.
 #include "adapter.hpp"
 
 #include <cmath>
+#include <cstring>
 
 namespace dfm_bullet_impl {
 namespace {
@@ -78,7 +82,7 @@ void update_stiffness(dfm_bullet* b, BodyCoupling& c, const btRigidBody* rb, con
 /// Bullet adds gravity (and its own forces) in the next substep's prediction; the implicit velocity
 /// includes gravity, so that part is taken back out of the impulse.
 void apply_body_reaction(dfm_bullet* b, btRigidBody* rb, const btVector3& f, const btVector3& t, btScalar dt) {
-    if (!b->def.implicit_reactions) {
+    if (b->def.implicit_reactions == DFM_BULLET_COUPLING_EXPLICIT) {
         rb->applyCentralImpulse(f * dt); /* torques are about the body origin = its centre of mass */
         rb->applyTorqueImpulse(t * dt);
         return;
@@ -117,10 +121,92 @@ void apply_reactions(dfm_bullet* b, btScalar dt) {
         btRigidBody* rb = btRigidBody::upcast(const_cast<btCollisionObject*>(co));
         if (!rb || rb->isStaticOrKinematicObject() || rb->getInvMass() == 0) continue;
         if (f.isZero() && t.isZero()) continue;
+        if (b->solved_bodies.count(co)) continue; /* its correction already holds the reaction */
         apply_body_reaction(b, rb, f, t, dt);
         rb->activate();
         ++b->stats.impulses_applied;
     }
+}
+
+/// DFM_BULLET_COUPLING_SOLVED, before the step: hands dfm the mass and world inertia of every
+/// dynamic body among the tick's owners, and removes the dynamics of bodies that are gone or no
+/// longer dynamic. Bullet has already integrated them freely this substep (no dfm impulse).
+dfm_result sync_dynamics(dfm_bullet* b) {
+    dfm_world* w = b->def.world;
+    b->dynamics.clear();
+    b->solved_order.clear();
+    std::unordered_set<const btCollisionObject*> now;
+    for (const btCollisionObject* co : b->owners) {
+        btRigidBody* rb = btRigidBody::upcast(const_cast<btCollisionObject*>(co));
+        if (!rb || rb->isStaticOrKinematicObject() || rb->getInvMass() == 0 || !now.insert(co).second) continue;
+        dfm_host_body_dynamics d;
+        std::memset(&d, 0, sizeof(d));
+        d.host_body = (uint64_t)(uintptr_t)co;
+        d.mass = (float)(1 / rb->getInvMass());
+        const btMatrix3x3& inv_i = rb->getInvInertiaTensorWorld();
+        if (inv_i.determinant() > 0) { /* a locked axis (zero inverse inertia) leaves rotation to Bullet */
+            const btMatrix3x3 inertia = inv_i.inverse();
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c) d.inertia[3 * r + c] = (float)inertia[r][c];
+            for (int r = 0; r < 3; ++r) /* symmetric to float precision */
+                for (int c = r + 1; c < 3; ++c) d.inertia[3 * r + c] = d.inertia[3 * c + r];
+        }
+        b->dynamics.push_back(d);
+        b->solved_order.push_back(rb);
+    }
+    for (const btCollisionObject* co : b->solved_bodies)
+        if (!now.count(co)) {
+            dfm_host_body_dynamics d;
+            std::memset(&d, 0, sizeof(d));
+            d.host_body = (uint64_t)(uintptr_t)co; /* mass 0: removed */
+            b->dynamics.push_back(d);
+        }
+    b->solved_bodies.swap(now);
+    if (b->dynamics.empty()) return DFM_OK;
+    dfm_result r = dfm_world_set_host_body_dynamics(w, b->dynamics.data(), 0, (int32_t)b->dynamics.size());
+    if (r != DFM_OK) return fail(b, r, std::string("dfm_world_set_host_body_dynamics: ") + dfm_world_last_error(w));
+    return DFM_OK;
+}
+
+/// DFM_BULLET_COUPLING_SOLVED, after the step: adds dfm's correction to each solved body's pose
+/// and velocities. A body dfm did not solve (solved = 0) leaves the solved set for this tick, so
+/// its reaction is applied the SECANT way.
+dfm_result apply_corrections(dfm_bullet* b) {
+    const size_t n = b->solved_order.size();
+    if (n == 0) return DFM_OK;
+    dfm_world* w = b->def.world;
+    b->dynamics_ids.resize(n);
+    b->corrections.resize(n);
+    for (size_t i = 0; i < n; ++i) b->dynamics_ids[i] = (uint64_t)(uintptr_t)b->solved_order[i];
+    dfm_result r = dfm_world_get_host_body_corrections(w, b->dynamics_ids.data(), (int32_t)n, b->corrections.data(), 0);
+    if (r != DFM_OK) return fail(b, r, std::string("dfm_world_get_host_body_corrections: ") + dfm_world_last_error(w));
+    for (size_t i = 0; i < n; ++i) {
+        btRigidBody* rb = b->solved_order[i];
+        const dfm_host_body_correction& c = b->corrections[i];
+        if (!c.solved) {
+            b->solved_bodies.erase(rb);
+            if (!b->logged_unsolved) {
+                b->logged_unsolved = true;
+                log_message(b, DFM_LOG_WARNING,
+                            "dfm did not solve the coupling of dynamic bodies (its backend or solver does not); their "
+                            "reactions are applied with DFM_BULLET_COUPLING_SECANT instead");
+            }
+            continue;
+        }
+        btTransform x = rb->getCenterOfMassTransform();
+        x.setOrigin(x.getOrigin() + btVector3(c.position[0], c.position[1], c.position[2]));
+        const btVector3 rot(c.rotation[0], c.rotation[1], c.rotation[2]);
+        const btScalar angle = rot.length();
+        if (angle > btScalar(0)) x.setRotation((btQuaternion(rot / angle, angle) * x.getRotation()).normalized());
+        rb->setCenterOfMassTransform(x);
+        rb->setLinearVelocity(rb->getLinearVelocity() +
+                              btVector3(c.linear_velocity[0], c.linear_velocity[1], c.linear_velocity[2]));
+        rb->setAngularVelocity(rb->getAngularVelocity() +
+                               btVector3(c.angular_velocity[0], c.angular_velocity[1], c.angular_velocity[2]));
+        rb->activate();
+        ++b->stats.impulses_applied;
+    }
+    return DFM_OK;
 }
 
 } // namespace
@@ -150,8 +236,17 @@ dfm_result run_tick(dfm_bullet* b, btScalar dt) {
         r = dfm_world_set_shape_states(w, b->ids.data(), 0, b->states.data(), 0, n);
         if (r != DFM_OK) return fail(b, r, std::string("dfm_world_set_shape_states: ") + dfm_world_last_error(w));
     }
+    const bool solved = b->def.apply_reactions && b->def.implicit_reactions == DFM_BULLET_COUPLING_SOLVED;
+    if (solved) {
+        r = sync_dynamics(b);
+        if (r != DFM_OK) return r;
+    }
     r = dfm_world_step(w, (float)dt);
     if (r != DFM_OK) return fail(b, r, std::string("dfm_world_step: ") + dfm_world_last_error(w));
+    if (solved) {
+        r = apply_corrections(b);
+        if (r != DFM_OK) return r;
+    }
     if (n > 0 && b->def.apply_reactions) {
         b->forces.assign((size_t)n * 3, 0.0f);
         b->torques.assign((size_t)n * 3, 0.0f);

@@ -51,6 +51,17 @@ typedef enum dfm_bullet_env_source {
     DFM_BULLET_ENV_MAX_ENUM = 0x7FFFFFFF
 } dfm_bullet_env_source;
 
+/// How dfm's reactions reach the dynamic rigid bodies (dfm_bullet_def.implicit_reactions).
+typedef enum dfm_bullet_coupling {
+    DFM_BULLET_COUPLING_EXPLICIT = 0, ///< Impulses F dt, T dt after the step (acts one substep late).
+    DFM_BULLET_COUPLING_SECANT = 1,   ///< Backward Euler against a stiffness measured between ticks (see below).
+    DFM_BULLET_COUPLING_SOLVED = 2,   ///< The body is solved with the deformables (dfm_coupling.h): the adapter
+                                      ///< hands dfm each dynamic body's mass and world inertia, and adds dfm's
+                                      ///< correction to its pose and velocities after the step. Where dfm does not
+                                      ///< solve it (a CUDA world), that body falls back to SECANT (logged once).
+    DFM_BULLET_COUPLING_MAX_ENUM = 0x7FFFFFFF
+} dfm_bullet_coupling;
+
 /// Adapter creation parameters. Initialize with dfm_bullet_def_default().
 typedef struct dfm_bullet_def {
     uint32_t struct_size;       ///< sizeof(dfm_bullet_def) as compiled by the caller.
@@ -65,9 +76,8 @@ typedef struct dfm_bullet_def {
                                 ///< and (filter_group & its mask) != 0, as Bullet's default filter does.
     int32_t sync_gravity;       ///< Nonzero: copy the Bullet world's gravity into dfm every tick. Default 1.
     int32_t apply_reactions;    ///< Nonzero: apply dfm's reactions to dynamic bodies (two-way). Default 1.
-    int32_t implicit_reactions; ///< Nonzero: apply reactions implicitly (backward Euler) against the contact
-                                ///< stiffness measured per body; 0: explicitly (force * dt, torque * dt).
-                                ///< Each tick the adapter takes the secant stiffness k = -dF.dx / |dx|^2
+    int32_t implicit_reactions; ///< A dfm_bullet_coupling. Default DFM_BULLET_COUPLING_SOLVED.
+                                ///< SECANT: each tick the adapter takes the secant stiffness k = -dF.dx / |dx|^2
                                 ///< (N/m; dF the change of the body's reaction force, dx of its centre of
                                 ///< mass since the last tick, world frame) and the rotational analogue
                                 ///< (N*m/rad, torque against the rotation vector), keeps the larger of it
@@ -76,7 +86,8 @@ typedef struct dfm_bullet_def {
                                 ///< (and (I + k_r dt^2) w' = I w + dt T). At rest (F = -m g, v = 0) this
                                 ///< is exactly the explicit impulse; it removes the explicit coupling's
                                 ///< instability when k dt^2 / m approaches 1 (stiff contacts on light
-                                ///< bodies, cloth wrapped around a box). Default 1.
+                                ///< bodies, cloth wrapped around a box), but it lags a substep: a heavy body
+                                ///< on a soft cloth gains energy every bounce (docs/bullet.md).
     float stiffness_half_life;  ///< Half-life (s, > 0) of a body's remembered contact stiffness. Default 0.05.
     int32_t mu_from_friction;   ///< Nonzero: a shape's Coulomb mu is its object's getFriction(). Default 1.
     float mu;                   ///< Coulomb mu when mu_from_friction is 0. Default 0.5.
@@ -98,7 +109,7 @@ static inline dfm_bullet_def dfm_bullet_def_default(void) {
     d.filter_mask = -1;
     d.sync_gravity = 1;
     d.apply_reactions = 1;
-    d.implicit_reactions = 1;
+    d.implicit_reactions = DFM_BULLET_COUPLING_SOLVED;
     d.stiffness_half_life = 0.05f;
     d.mu_from_friction = 1;
     d.mu = 0.5f;
