@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "solver_internal.h"
 #include "world_internal.h"
 
 /// Id of the live shape at contact index k.
@@ -29,7 +30,8 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
                          element_size > (int32_t)sizeof(dfm_contact_point) || element_size % 4 != 0))
         return dfm_fail(w, DFM_ERROR_STRUCT_SIZE, "element_size is %d; must be sizeof(dfm_contact_point) (%d here)",
                         element_size, (int)sizeof(dfm_contact_point));
-    if (w->solver) return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "the contact query reports the vbd solver's records");
+    if (!w->solver->ops->reports_contacts)
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "the contact query reports the vbd solver's records");
     const dfm_contacts* c = &w->contacts;
     if (w->dirty || c->dirty) { /* bodies or shapes changed since the step: its records name a layout that is gone */
         *out_count = 0;

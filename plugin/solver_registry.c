@@ -1,6 +1,9 @@
 /// @file solver_registry.c
-/// Solver providers (dfm_solver.h): the process-wide registry (built-in vbd and xpbd, then
-/// registered tables), loading provider libraries, and swapping a world's solver at run time.
+/// Solver providers (dfm_solver.h): the process-wide registry (the built-in vbd and xpbd,
+/// registered first through the same path as third-party tables, then registered tables), the
+/// ops that run a third-party table, loading provider libraries, and swapping a world's solver at
+/// run time. The swap asks the ops (solver_internal.h) what to create, export, import and what a
+/// swap restarts; it never asks which provider it is.
 #include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,34 +20,174 @@
 /// Built-in providers.
 #define DFM_SOLVER_BUILTIN_COUNT 2
 
-/// One registry entry: a copy of the provider's table and how it is implemented.
+/// One registry entry: a copy of the provider's table and its ops per backend.
 typedef struct solver_entry {
     dfm_solver_provider_v1 table;
-    int32_t kind;
+    const dfm_solver_ops* ops[DFM_BACKEND_CUDA + 1]; ///< Indexed by dfm_backend; NULL where it does not run.
+    int32_t builtin;                                 ///< 1 for providers inside libdfm.
 } solver_entry;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static solver_entry g_entries[DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX] = {
-    {{(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "vbd",
-      "Vertex Block Descent (Chen et al. 2024): per-particle Newton steps over colors; penalty contacts",
-      DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
-          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC | DFM_SOLVER_CAP_DETERMINISTIC,
-      DFM_SOLVER_BACKEND_CPU | DFM_SOLVER_BACKEND_CUDA, NULL, NULL, NULL, NULL, NULL},
-     DFM_SOLVER_KIND_VBD},
-    {{(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "xpbd",
-      "XPBD with small steps (Macklin et al. 2016/2019): compliant distance, bending, volume and contact "
-      "constraints",
-      DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
-          DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC | DFM_SOLVER_CAP_DETERMINISTIC,
-      DFM_SOLVER_BACKEND_CPU, NULL, NULL, NULL, NULL, NULL},
-     DFM_SOLVER_KIND_XPBD},
-};
-static int32_t g_count = DFM_SOLVER_BUILTIN_COUNT;
+static pthread_once_t g_builtins_once = PTHREAD_ONCE_INIT;
+static solver_entry g_entries[DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX];
+static int32_t g_count = 0;
 
 static const char* backend_name(int32_t b) { return b == DFM_BACKEND_CUDA ? "cuda" : "cpu"; }
 
-int32_t dfm_solver_count(void) {
+/* ---- third-party tables: the ops that hand them the state view ------------------------------ */
+
+/// The state view handed to third-party providers (host arrays).
+static dfm_solver_state state_view(dfm_world* w) {
+    dfm_solver_state s;
+    memset(&s, 0, sizeof(s));
+    s.struct_size = (uint32_t)sizeof(s);
+    s.particle_count = w->model.particle_count;
+    s.x = w->state.x;
+    s.v = w->state.v;
+    s.mass = w->model.mass;
+    s.mode = w->state.mode;
+    s.kin_target = w->state.kin_target;
+    s.environment = w->model.environment;
+    s.triangle_count = w->model.tri_count;
+    s.triangles = w->model.tris;
+    s.tet_count = w->model.tet_count;
+    s.tets = w->model.tets;
+    s.shape_count = w->shape_pool.live;
+    memcpy(s.gravity, w->def.gravity, sizeof(s.gravity));
+    s.substeps = w->def.substeps;
+    s.iterations = w->def.iterations;
+    s.model_generation = w->model_generation;
+    return s;
+}
+
+static dfm_result external_create(dfm_world* w, dfm_world_solver* ws, int32_t backend) {
+    char err[256] = "";
+    dfm_result r = ws->table->create(backend, &ws->instance, err, sizeof(err));
+    if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" create: %s", ws->table->name, err);
+    return DFM_OK;
+}
+
+static void external_destroy(dfm_world_solver* ws) { ws->table->destroy(ws->instance); }
+
+static dfm_result external_import(dfm_world* w, dfm_world_solver* ws) {
+    char err[256] = "";
+    dfm_solver_state s = state_view(w);
+    dfm_result r = ws->table->import_state(ws->instance, &s, err, sizeof(err));
+    if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" import_state: %s", ws->table->name, err);
+    ws->imported_generation = w->model_generation;
+    return DFM_OK;
+}
+
+/// Imports again when the model changed, steps the provider on the host arrays, then does the
+/// bookkeeping the provider cannot: kinematic starts, shapes' previous states, no reactions, no
+/// contact records, no force residual.
+static dfm_result external_step(dfm_world* w, float dt) {
+    dfm_world_solver* ws = w->solver;
+    dfm_result r;
+    if (ws->imported_generation != w->model_generation) {
+        r = external_import(w, ws);
+        if (r != DFM_OK) return r;
+    }
+    char err[256] = "";
+    dfm_solver_state s = state_view(w);
+    r = ws->table->step(ws->instance, &s, dt, err, sizeof(err));
+    if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" step: %s", ws->table->name, err);
+    dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
+    for (int32_t i = 0; i < w->shape_pool.count; ++i) {
+        dfm_shape* sh = dfm_world_shape_at(w, i);
+        if (!sh) continue;
+        memset(sh->reaction, 0, sizeof(sh->reaction));
+        sh->body_prev = sh->body_cur;
+        memcpy(sh->aabb_prev, sh->aabb_cur, sizeof(sh->aabb_cur));
+    }
+    w->contacts.count = 0;
+    w->residual_force_max = -1.0f; /* providers do not report a force residual */
+    w->residual_force_sum = -1.0;
+    return DFM_OK;
+}
+
+static dfm_result external_export(dfm_world* w, dfm_world_solver* ws) {
+    if (!ws->table->export_state) return DFM_OK;
+    char err[256] = "";
+    dfm_solver_state s = state_view(w);
+    dfm_result r = ws->table->export_state(ws->instance, &s, err, sizeof(err));
+    if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" export_state: %s", ws->table->name, err);
+    return DFM_OK;
+}
+
+/// The ops of every registered table, on either backend (the table runs on host arrays).
+static const dfm_solver_ops k_external_ops = {
+    external_create,
+    external_destroy,
+    external_import,
+    external_step,
+    external_export,
+    NULL, /* prepare */
+    NULL, /* grow_substeps */
+    NULL, /* swap_restarts: WARM_START providers are named from their capabilities */
+    0,    /* guards_itself: dfm_world_step saves and rolls back */
+    0,    /* reports_contacts */
+};
+
+/* ---- the registry ----------------------------------------------------------------------------- */
+
+/// Checks a provider's name: 1..DFM_SOLVER_NAME_MAX - 1 characters of [a-z0-9_-].
+static dfm_result check_name(const char* name) {
+    if (!name) return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name is NULL");
+    size_t len = strlen(name);
+    if (len == 0 || len >= DFM_SOLVER_NAME_MAX)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name has %zu characters; must be 1..%d", len,
+                        DFM_SOLVER_NAME_MAX - 1);
+    for (size_t i = 0; i < len; ++i) {
+        char ch = name[i];
+        if (!(islower((unsigned char)ch) || isdigit((unsigned char)ch) || ch == '_' || ch == '-'))
+            return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name \"%s\": character %zu is not [a-z0-9_-]",
+                            name, i);
+    }
+    return DFM_OK;
+}
+
+/// Registry index of `name`, or -1. Caller holds the lock.
+static int32_t find_locked(const char* name) {
+    for (int32_t i = 0; i < g_count; ++i)
+        if (!strcmp(g_entries[i].table.name, name)) return i;
+    return -1;
+}
+
+/// Appends a checked table with its ops (built-in or third-party). Caller holds the lock.
+static dfm_result add_locked(const dfm_solver_provider_v1* p, const dfm_solver_ops* const ops[DFM_BACKEND_CUDA + 1],
+                             int32_t builtin) {
+    if (find_locked(p->name) >= 0)
+        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "a provider named \"%s\" is already registered", p->name);
+    if (g_count >= DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX)
+        return dfm_fail(NULL, DFM_ERROR_CAPACITY, "%d providers are registered already (the most)",
+                        DFM_SOLVER_EXTERNAL_MAX);
+    solver_entry* e = &g_entries[g_count];
+    memcpy(&e->table, p, sizeof(dfm_solver_provider_v1));
+    e->table.struct_size = (uint32_t)sizeof(dfm_solver_provider_v1);
+    memcpy(e->ops, ops, sizeof(e->ops));
+    e->builtin = builtin;
+    ++g_count;
+    return DFM_OK;
+}
+
+/// Registers the built-in providers (once per process), ahead of any registered table.
+static void register_builtins(void) {
+    const dfm_solver_builtin* const builtins[DFM_SOLVER_BUILTIN_COUNT] = {&dfm_solver_vbd, &dfm_solver_xpbd};
     pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < DFM_SOLVER_BUILTIN_COUNT; ++i)
+        if (check_name(builtins[i]->table.name) == DFM_OK) (void)add_locked(&builtins[i]->table, builtins[i]->ops, 1);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/// Takes the registry lock (registering the built-ins first when this is the first use).
+static void lock_registry(void) {
+    pthread_once(&g_builtins_once, register_builtins);
+    pthread_mutex_lock(&g_lock);
+}
+
+int32_t dfm_solver_count(void) {
+    lock_registry();
     int32_t n = g_count;
     pthread_mutex_unlock(&g_lock);
     return n;
@@ -56,7 +199,7 @@ dfm_result dfm_solver_get_info(int32_t index, dfm_solver_info* out) {
         out->struct_size > sizeof(dfm_solver_info))
         return dfm_fail(NULL, DFM_ERROR_STRUCT_SIZE, "solver_info.struct_size is %u; this library knows %u",
                         out->struct_size, (unsigned)sizeof(dfm_solver_info));
-    pthread_mutex_lock(&g_lock);
+    lock_registry();
     int32_t n = g_count;
     if (index < 0 || index >= n) {
         pthread_mutex_unlock(&g_lock);
@@ -69,18 +212,11 @@ dfm_result dfm_solver_get_info(int32_t index, dfm_solver_info* out) {
     snprintf(s.name, sizeof(s.name), "%s", e->table.name);
     s.capabilities = e->table.capabilities;
     s.backends = e->table.backends;
-    s.builtin = e->kind != DFM_SOLVER_KIND_EXTERNAL;
+    s.builtin = e->builtin;
     s.description = e->table.description ? e->table.description : "";
     pthread_mutex_unlock(&g_lock);
     memcpy(out, &s, out->struct_size);
     return DFM_OK;
-}
-
-/// Registry index of `name`, or -1. Caller holds the lock.
-static int32_t find_locked(const char* name) {
-    for (int32_t i = 0; i < g_count; ++i)
-        if (!strcmp(g_entries[i].table.name, name)) return i;
-    return -1;
 }
 
 dfm_result dfm_register_solver(const dfm_solver_provider_v1* p) {
@@ -93,36 +229,20 @@ dfm_result dfm_register_solver(const dfm_solver_provider_v1* p) {
         return dfm_fail(NULL, DFM_ERROR_ABI_MISMATCH, "provider was built for provider ABI %u.%u; dfm implements %u.%u",
                         p->provider_abi >> 16, p->provider_abi & 0xFFFFu, (unsigned)DFM_SOLVER_PROVIDER_ABI_MAJOR,
                         (unsigned)DFM_SOLVER_PROVIDER_ABI_MINOR);
-    if (!p->name) return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name is NULL");
-    size_t len = strlen(p->name);
-    if (len == 0 || len >= DFM_SOLVER_NAME_MAX)
-        return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name has %zu characters; must be 1..%d", len,
-                        DFM_SOLVER_NAME_MAX - 1);
-    for (size_t i = 0; i < len; ++i) {
-        char ch = p->name[i];
-        if (!(islower((unsigned char)ch) || isdigit((unsigned char)ch) || ch == '_' || ch == '-'))
-            return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider name \"%s\": character %zu is not [a-z0-9_-]",
-                            p->name, i);
-    }
+    dfm_result r = check_name(p->name);
+    if (r != DFM_OK) return r;
     if (!p->create || !p->destroy || !p->import_state || !p->step)
         return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE,
                         "provider \"%s\" lacks a required function (create, destroy, import_state, step)", p->name);
     if (!(p->backends & (DFM_SOLVER_BACKEND_CPU | DFM_SOLVER_BACKEND_CUDA)))
         return dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "provider \"%s\" names no backend it runs on", p->name);
-    pthread_mutex_lock(&g_lock);
-    dfm_result r = DFM_OK;
-    if (find_locked(p->name) >= 0) {
-        r = dfm_fail(NULL, DFM_ERROR_INVALID_VALUE, "a provider named \"%s\" is already registered", p->name);
-    } else if (g_count >= DFM_SOLVER_BUILTIN_COUNT + DFM_SOLVER_EXTERNAL_MAX) {
-        r = dfm_fail(NULL, DFM_ERROR_CAPACITY, "%d providers are registered already (the most)",
-                     DFM_SOLVER_EXTERNAL_MAX);
-    } else {
-        solver_entry* e = &g_entries[g_count];
-        memcpy(&e->table, p, sizeof(dfm_solver_provider_v1));
-        e->table.struct_size = (uint32_t)sizeof(dfm_solver_provider_v1);
-        e->kind = DFM_SOLVER_KIND_EXTERNAL;
-        ++g_count;
-    }
+    const dfm_solver_ops* const ops[DFM_BACKEND_CUDA + 1] = {
+        NULL,
+        (p->backends & DFM_SOLVER_BACKEND_CPU) ? &k_external_ops : NULL,
+        (p->backends & DFM_SOLVER_BACKEND_CUDA) ? &k_external_ops : NULL,
+    };
+    lock_registry();
+    r = add_locked(p, ops, 0);
     pthread_mutex_unlock(&g_lock);
     return r;
 }
@@ -158,105 +278,58 @@ dfm_result dfm_register_solver_library(const char* path, const char** out_name) 
     return DFM_OK;
 }
 
-/// Copies the registry entry `index` (the table pointer stays valid: entries are never removed).
+/// Registry entry `index` (the pointer stays valid: entries are never removed).
 static const solver_entry* entry_at(int32_t index) {
-    pthread_mutex_lock(&g_lock);
+    lock_registry();
     const solver_entry* e = index >= 0 && index < g_count ? &g_entries[index] : NULL;
     pthread_mutex_unlock(&g_lock);
     return e;
 }
 
-/// The state view handed to external providers (host arrays).
-static dfm_solver_state state_view(dfm_world* w) {
-    dfm_solver_state s;
-    memset(&s, 0, sizeof(s));
-    s.struct_size = (uint32_t)sizeof(s);
-    s.particle_count = w->model.particle_count;
-    s.x = w->state.x;
-    s.v = w->state.v;
-    s.mass = w->model.mass;
-    s.mode = w->state.mode;
-    s.kin_target = w->state.kin_target;
-    s.environment = w->model.environment;
-    s.triangle_count = w->model.tri_count;
-    s.triangles = w->model.tris;
-    s.tet_count = w->model.tet_count;
-    s.tets = w->model.tets;
-    s.shape_count = w->shape_pool.live;
-    memcpy(s.gravity, w->def.gravity, sizeof(s.gravity));
-    s.substeps = w->def.substeps;
-    s.iterations = w->def.iterations;
-    s.model_generation = w->model_generation;
-    return s;
+/* ---- a world's provider ----------------------------------------------------------------------- */
+
+/// Fills the new record `ws` for provider `index` on `backend` and creates its instance.
+static dfm_result init_world_solver(dfm_world* w, dfm_world_solver* ws, int32_t index, int32_t backend) {
+    const solver_entry* e = entry_at(index);
+    ws->index = index;
+    ws->table = &e->table;
+    ws->ops = e->ops[backend];
+    ws->imported_generation = -1;
+    return ws->ops->create ? ws->ops->create(w, ws, backend) : DFM_OK;
 }
 
-/// Destroys a provider instance after letting an external provider export its state.
-static dfm_result release_instance(dfm_world* w, dfm_world_solver* ws, int export_first) {
-    dfm_result r = DFM_OK;
-    if (ws->kind == DFM_SOLVER_KIND_XPBD) {
-        dfm_xpbd_destroy(ws->instance);
-    } else if (ws->kind == DFM_SOLVER_KIND_EXTERNAL) {
-        if (export_first && ws->table->export_state) {
-            char err[256] = "";
-            dfm_solver_state s = state_view(w);
-            r = ws->table->export_state(ws->instance, &s, err, sizeof(err));
-            if (r != DFM_OK) {
-                r = dfm_fail(w, r, "provider \"%s\" export_state: %s", ws->table->name, err);
-                return r;
-            }
-        }
-        ws->table->destroy(ws->instance);
-    }
+/// Destroys a provider record and its instance (no export).
+static void free_world_solver(dfm_world_solver* ws) {
+    if (ws->ops->destroy) ws->ops->destroy(ws);
     ws->instance = NULL;
-    return r;
+    free(ws);
+}
+
+dfm_result dfm_solver_world_init(dfm_world* w) {
+    lock_registry();
+    int32_t index = find_locked(dfm_solver_vbd.table.name);
+    pthread_mutex_unlock(&g_lock);
+    dfm_world_solver* ws = (dfm_world_solver*)calloc(1, sizeof(dfm_world_solver));
+    if (!ws) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory allocating the world");
+    dfm_result r = init_world_solver(w, ws, index, w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU);
+    if (r != DFM_OK) {
+        free(ws);
+        return r;
+    }
+    w->solver = ws;
+    return DFM_OK;
 }
 
 void dfm_solver_world_release(dfm_world* w) {
     if (!w->solver) return;
-    release_instance(w, w->solver, 0);
-    free(w->solver);
+    free_world_solver(w->solver);
     w->solver = NULL;
-}
-
-dfm_result dfm_solver_world_step(dfm_world* w, float dt) {
-    dfm_world_solver* ws = w->solver;
-    if (ws->kind == DFM_SOLVER_KIND_XPBD) {
-        dfm_result rx = dfm_xpbd_step(w, ws->instance, dt);
-        if (rx == DFM_OK) { /* XPBD solves constraints, not a force balance: no residual to report */
-            w->residual_force_max = -1.0f;
-            w->residual_force_sum = -1.0;
-        }
-        return rx;
-    }
-    char err[256] = "";
-    dfm_solver_state s = state_view(w);
-    dfm_result r;
-    if (ws->imported_generation != w->model_generation) {
-        r = ws->table->import_state(ws->instance, &s, err, sizeof(err));
-        if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" import_state: %s", ws->table->name, err);
-        ws->imported_generation = w->model_generation;
-    }
-    r = ws->table->step(ws->instance, &s, dt, err, sizeof(err));
-    if (r != DFM_OK) return dfm_fail(w, r, "provider \"%s\" step: %s", ws->table->name, err);
-    dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
-    for (int32_t i = 0; i < w->shape_pool.count; ++i) {
-        dfm_shape* sh = dfm_world_shape_at(w, i);
-        if (!sh) continue;
-        memset(sh->reaction, 0, sizeof(sh->reaction));
-        sh->body_prev = sh->body_cur;
-        memcpy(sh->aabb_prev, sh->aabb_cur, sizeof(sh->aabb_cur));
-    }
-    w->contacts.count = 0;
-    w->residual_force_max = -1.0f; /* providers do not report a force residual */
-    w->residual_force_sum = -1.0;
-    return DFM_OK;
 }
 
 dfm_result dfm_world_get_solver(dfm_world* w, const char** out_name, int32_t* out_backend) {
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
-    const solver_entry* e = entry_at(w->solver ? w->solver->index : 0);
-    if (out_name) *out_name = e->table.name;
+    if (out_name) *out_name = w->solver->table->name;
     if (out_backend) *out_backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
     return DFM_OK;
 }
@@ -265,7 +338,7 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     if (!w) return DFM_ERROR_NULL_POINTER;
     dfm_clear_error(w);
     if (!name) return dfm_fail(w, DFM_ERROR_NULL_POINTER, "solver name is NULL");
-    pthread_mutex_lock(&g_lock);
+    lock_registry();
     int32_t index = find_locked(name);
     int32_t count = g_count;
     pthread_mutex_unlock(&g_lock);
@@ -280,13 +353,12 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
         backend = (e->table.backends & (1u << cur_backend))      ? cur_backend
                   : (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? DFM_BACKEND_CPU
                                                                  : DFM_BACKEND_CUDA;
-    if (!(e->table.backends & (1u << backend)))
+    if (!(e->table.backends & (1u << backend)) || !e->ops[backend])
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "solver \"%s\" does not run on the %s backend (it runs on:%s%s)",
                         name, backend_name(backend), (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
                         (e->table.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "");
-    const int32_t cur_index = w->solver ? w->solver->index : 0;
-    const solver_entry* cur = entry_at(cur_index);
-    if (cur_index == index && cur_backend == backend) {
+    dfm_world_solver* cur = w->solver;
+    if (cur->index == index && cur_backend == backend) {
         dfm_log(w, DFM_LOG_INFO, "solver %s/%s is already in use", name, backend_name(backend));
         return DFM_OK;
     }
@@ -296,66 +368,41 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     /* 1. Prepare the new side; on any failure the world stays as it was. */
     char err[256] = "";
     dfm_cuda_backend* new_cuda = NULL;
-    dfm_world_solver* ns = NULL;
     if (backend == DFM_BACKEND_CUDA && !w->cuda) {
         int rc = dfm_cuda_backend_create(w->def.device_index, w->def.cuda_stream, &new_cuda, err, sizeof(err));
         if (rc != 0)
             return dfm_fail(w, (dfm_result)rc, "solver %s/cuda: %s; the world stays on %s/%s", name, err,
-                            cur->table.name, backend_name(cur_backend));
+                            cur->table->name, backend_name(cur_backend));
     }
-    if (e->kind != DFM_SOLVER_KIND_VBD) {
-        ns = (dfm_world_solver*)calloc(1, sizeof(dfm_world_solver));
-        if (!ns) {
-            dfm_cuda_backend_destroy(new_cuda);
-            return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory swapping solvers");
-        }
-        ns->index = index;
-        ns->kind = e->kind;
-        ns->table = &e->table;
-        ns->imported_generation = -1;
-        if (e->kind == DFM_SOLVER_KIND_XPBD) {
-            ns->instance = dfm_xpbd_create();
-            if (!ns->instance) r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating xpbd");
-        } else {
-            r = e->table.create(backend, &ns->instance, err, sizeof(err));
-            if (r != DFM_OK) r = dfm_fail(w, r, "provider \"%s\" create: %s", name, err);
-        }
-        if (r != DFM_OK) {
-            free(ns);
-            dfm_cuda_backend_destroy(new_cuda);
-            return r;
-        }
+    dfm_world_solver* ns = (dfm_world_solver*)calloc(1, sizeof(dfm_world_solver));
+    if (!ns) {
+        dfm_cuda_backend_destroy(new_cuda);
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory swapping solvers");
     }
-    /* 2. Bring the newest state to the host (CUDA download, external export). */
+    r = init_world_solver(w, ns, index, backend);
+    if (r != DFM_OK) {
+        free(ns);
+        dfm_cuda_backend_destroy(new_cuda);
+        return r;
+    }
+    /* 2. Bring the newest state to the host (CUDA download, the old provider's export). */
     if (w->cuda) {
         r = dfm_world_sync_host(w);
         if (r == DFM_OK) /* kinematic vertices start the next step where they are now */
             dfm_copy_floats(w->state.kin_start, w->state.x, (size_t)w->model.particle_count * 3u);
     }
-    if (r == DFM_OK && w->solver && w->solver->kind == DFM_SOLVER_KIND_EXTERNAL && w->solver->table->export_state) {
-        dfm_solver_state s = state_view(w);
-        r = w->solver->table->export_state(w->solver->instance, &s, err, sizeof(err));
-        if (r != DFM_OK) r = dfm_fail(w, r, "provider \"%s\" export_state: %s", w->solver->table->name, err);
-    }
+    if (r == DFM_OK && cur->ops->export_state) r = cur->ops->export_state(w, cur);
     /* 3. Hand the state to the new provider. */
-    if (r == DFM_OK && ns && ns->kind == DFM_SOLVER_KIND_EXTERNAL) {
-        dfm_solver_state s = state_view(w);
-        r = e->table.import_state(ns->instance, &s, err, sizeof(err));
-        if (r != DFM_OK)
-            r = dfm_fail(w, r, "provider \"%s\" import_state: %s", name, err);
-        else
-            ns->imported_generation = w->model_generation;
-    }
+    if (r == DFM_OK && ns->ops->import_state) r = ns->ops->import_state(w, ns);
     if (r != DFM_OK) {
-        if (ns) {
-            release_instance(w, ns, 0);
-            free(ns);
-        }
+        free_world_solver(ns);
         dfm_cuda_backend_destroy(new_cuda);
         return r;
     }
     /* 4. Commit: retire the old side, install the new one. */
-    if (w->solver) dfm_solver_world_release(w);
+    const dfm_solver_provider_v1* cur_table = cur->table; /* registry storage: outlives the record */
+    const char* cur_restarts = cur->ops->swap_restarts;
+    dfm_solver_world_release(w);
     w->solver = ns;
     if (backend == DFM_BACKEND_CUDA) {
         if (new_cuda) w->cuda = new_cuda;
@@ -377,10 +424,8 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
 #define LOST(...) (n += (size_t)snprintf(lost + n, n < sizeof(lost) ? sizeof(lost) - n : 0, __VA_ARGS__))
     if (cur_backend == DFM_BACKEND_CUDA && backend != DFM_BACKEND_CUDA)
         LOST("; dropped: device buffers and the captured CUDA graph");
-    if (cur->kind == DFM_SOLVER_KIND_VBD)
-        LOST("; restarted: vbd contact penalties and records (rebuilt every advance)");
-    if (cur->kind == DFM_SOLVER_KIND_XPBD) LOST("; restarted: xpbd multipliers (per small step)");
-    if (cur->table.capabilities & DFM_SOLVER_CAP_WARM_START) LOST("; dropped: %s warm-start data", cur->table.name);
+    if (cur_restarts) LOST("; restarted: %s", cur_restarts);
+    if (cur_table->capabilities & DFM_SOLVER_CAP_WARM_START) LOST("; dropped: %s warm-start data", cur_table->name);
     if (w->shape_pool.live > 0 && !(e->table.capabilities & DFM_SOLVER_CAP_CONTACTS))
         LOST("; %s has no contacts: the %d shapes are ignored and report no reactions", name, w->shape_pool.live);
     if (!(e->table.capabilities & DFM_SOLVER_CAP_KINEMATIC))
@@ -393,6 +438,6 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
     dfm_log(w, DFM_LOG_INFO,
             "solver %s/%s -> %s/%s at step %lld: carried over positions, velocities, pins, kinematic targets, "
             "materials, shapes and environments%s",
-            cur->table.name, backend_name(cur_backend), name, backend_name(backend), (long long)w->step_count, lost);
+            cur_table->name, backend_name(cur_backend), name, backend_name(backend), (long long)w->step_count, lost);
     return DFM_OK;
 }

@@ -1,8 +1,9 @@
 /// @file solver_xpbd.c
-/// The built-in "xpbd" solver on the CPU: XPBD (Macklin et al. 2016) with small steps (Macklin
-/// et al. 2019): every host step runs `substeps` advances; each detects contacts once (the same
-/// detection as VBD, kernels/shared/contact_detect.h) and then runs `iterations` small steps of
-/// one Gauss-Seidel constraint pass each (multipliers start at zero every small step).
+/// The built-in "xpbd" solver on the CPU, with its registry table and ops (solver_internal.h):
+/// XPBD (Macklin et al. 2016) with small steps (Macklin et al. 2019): every host step runs
+/// `substeps` advances; each detects contacts once (the same detection as VBD,
+/// kernels/shared/contact_detect.h) and then runs `iterations` small steps of one Gauss-Seidel
+/// constraint pass each (multipliers start at zero every small step).
 ///
 /// Constraints and compliances, derived from the same materials as VBD:
 /// - cloth triangles: distance constraints on their edges; each triangle (area A, Lame mu and
@@ -78,14 +79,17 @@ static void free_constraints(xpbd_instance* s) {
     s->generation = -1;
 }
 
-void* dfm_xpbd_create(void) {
+static dfm_result xpbd_create(dfm_world* w, dfm_world_solver* ws, int32_t backend) {
+    (void)backend; /* cpu only (the registry checked) */
     xpbd_instance* s = (xpbd_instance*)calloc(1, sizeof(xpbd_instance));
-    if (s) s->generation = -1;
-    return s;
+    if (!s) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating xpbd");
+    s->generation = -1;
+    ws->instance = s;
+    return DFM_OK;
 }
 
-void dfm_xpbd_destroy(void* instance) {
-    xpbd_instance* s = (xpbd_instance*)instance;
+static void xpbd_destroy(dfm_world_solver* ws) {
+    xpbd_instance* s = (xpbd_instance*)ws->instance;
     if (!s) return;
     free_constraints(s);
     free(s->impulses);
@@ -199,8 +203,9 @@ static dfm_result prepare(dfm_world* w, xpbd_instance* s) {
     return DFM_OK;
 }
 
-dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
-    xpbd_instance* s = (xpbd_instance*)instance;
+/// One host step of the world's xpbd instance.
+static dfm_result xpbd_step(dfm_world* w, float dt) {
+    xpbd_instance* s = (xpbd_instance*)w->solver->instance;
     dfm_result r = dfm_contacts_ensure(w);
     if (r != DFM_OK) return r;
     if (s->generation != w->model_generation) {
@@ -288,5 +293,31 @@ dfm_result dfm_xpbd_step(dfm_world* w, void* instance, float dt) {
     dfm_step_finish_contacts(w, dt, use_contacts ? s->impulses : NULL, emitted, substeps, particle_impulse, kinds,
                              deepest, 0.0f);
     free(emitted);
+    /* XPBD solves constraints, not a force balance: no residual to report */
+    w->residual_force_max = -1.0f;
+    w->residual_force_sum = -1.0;
     return DFM_OK;
 }
+
+static const dfm_solver_ops k_xpbd_ops = {
+    xpbd_create,
+    xpbd_destroy,
+    NULL, /* import_state: constraints are derived from the model at the first step of each generation */
+    xpbd_step,
+    NULL, /* export_state: x and v live in the world */
+    NULL, /* prepare */
+    NULL, /* grow_substeps */
+    "xpbd multipliers (per small step)",
+    0, /* guards_itself: dfm_world_step saves and rolls back */
+    0, /* reports_contacts: dfm_world_get_contacts reports the vbd solver's records */
+};
+
+const dfm_solver_builtin dfm_solver_xpbd = {
+    {(uint32_t)sizeof(dfm_solver_provider_v1), DFM_SOLVER_PROVIDER_ABI, "xpbd",
+     "XPBD with small steps (Macklin et al. 2016/2019): compliant distance, bending, volume and contact "
+     "constraints",
+     DFM_SOLVER_CAP_CLOTH | DFM_SOLVER_CAP_BENDING | DFM_SOLVER_CAP_VOLUME | DFM_SOLVER_CAP_CONTACTS |
+         DFM_SOLVER_CAP_FRICTION | DFM_SOLVER_CAP_REACTIONS | DFM_SOLVER_CAP_KINEMATIC | DFM_SOLVER_CAP_DETERMINISTIC,
+     DFM_SOLVER_BACKEND_CPU, NULL, NULL, NULL, NULL, NULL},
+    {NULL, &k_xpbd_ops, NULL},
+};

@@ -9,7 +9,6 @@
 #include "device_probe.h"
 #include "error.h"
 #include "solver_internal.h"
-#include "step.h"
 #include "step_guard.h"
 #include "strided.h"
 #include "world_internal.h"
@@ -128,6 +127,13 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
                 w->cuda ? "CUDA" : "CPU");
     }
     w->def.backend = w->cuda ? DFM_BACKEND_CUDA : DFM_BACKEND_CPU;
+    r = dfm_solver_world_init(w); /* the built-in vbd on that backend */
+    if (r != DFM_OK) {
+        dfm_fail(NULL, r, "%s", strchr(w->last_error, ':') ? strchr(w->last_error, ':') + 2 : w->last_error);
+        dfm_cuda_backend_destroy(w->cuda);
+        free(w);
+        return r;
+    }
     w->uploaded_generation = -1;
     w->uploaded_contacts = -1;
     w->tag = next_world_tag();
@@ -178,29 +184,19 @@ dfm_result dfm_world_step(dfm_world* w, float dt) {
                         (double)h, (double)DFM_MAX_DT, (double)DFM_MIN_SUBSTEP);
     dfm_result r = dfm_world_ensure_model(w);
     if (r != DFM_OK) return r;
-    if (w->cuda && !w->solver) {
-        r = dfm_step_cuda(w, dt); /* guarded on the device (step_guard.h) */
+    const dfm_solver_ops* ops = w->solver->ops;
+    if (ops->guards_itself) {
+        r = ops->step(w, dt); /* vbd/cuda: guarded on the device (step_guard.h) */
         if (r != DFM_OK) return r;
     } else {
-        /* CPU-side steps (vbd/cpu, xpbd, providers): a step that goes non-finite is rolled back. */
+        /* Host-side steps (vbd/cpu, xpbd, providers): a step that goes non-finite is rolled back. */
         r = dfm_step_guard_save(w);
         if (r != DFM_OK) return r;
-        r = dfm_step_guard_check(w, w->solver ? dfm_solver_world_step(w, dt) : dfm_step_cpu(w, dt));
+        r = dfm_step_guard_check(w, ops->step(w, dt));
         if (r != DFM_OK) return r;
     }
     w->step_count++;
     w->sim_time += (double)dt;
-    return DFM_OK;
-}
-
-/// CUDA: sizes the per-advance contact buffers (shape records, counters) for `substeps`; nothing
-/// to do before contacts were uploaded (they are sized at their upload).
-static dfm_result size_cuda_advances(dfm_world* w, int32_t substeps) {
-    dfm_shape_rt* staging = NULL;
-    char err[256] = "";
-    int rc = dfm_cuda_backend_shape_staging(w->cuda, substeps, &staging, err, sizeof(err));
-    if (rc != 0 && rc != DFM_ERROR_INVALID_STATE)
-        return dfm_fail(w, (dfm_result)rc, "CUDA: sizing the contact buffers for %d substeps: %s", substeps, err);
     return DFM_OK;
 }
 
@@ -209,10 +205,8 @@ dfm_result dfm_world_prepare(dfm_world* w) {
     dfm_clear_error(w);
     dfm_result r = dfm_world_ensure_model(w);
     if (r == DFM_OK) r = dfm_contacts_ensure(w);
-    if (r != DFM_OK || !w->cuda || w->solver) return r;
-    r = dfm_world_sync_device(w);
-    if (r != DFM_OK) return r;
-    return size_cuda_advances(w, w->def.substeps);
+    if (r != DFM_OK || !w->solver->ops->prepare) return r;
+    return w->solver->ops->prepare(w); /* vbd/cuda: upload and size the contact buffers */
 }
 
 dfm_result dfm_world_set_gravity(dfm_world* w, const float g[3]) {
@@ -232,8 +226,8 @@ dfm_result dfm_world_set_solver_counts(dfm_world* w, int32_t substeps, int32_t i
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "substeps is %d; must be 1..%d", substeps, DFM_MAX_SUBSTEPS);
     if (iterations < 1 || iterations > DFM_MAX_ITERATIONS)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "iterations is %d; must be 1..%d", iterations, DFM_MAX_ITERATIONS);
-    if (w->cuda && substeps > w->def.substeps) { /* here, not inside the next step */
-        dfm_result r = size_cuda_advances(w, substeps);
+    if (w->solver->ops->grow_substeps && substeps > w->def.substeps) { /* here, not inside the next step */
+        dfm_result r = w->solver->ops->grow_substeps(w, substeps);
         if (r != DFM_OK) return r;
     }
     w->def.substeps = substeps;

@@ -60,7 +60,7 @@ struct dfm_world {
     int32_t particle_slides_cap;
     int32_t residual_norms_cap;
     char last_error[512];
-    struct dfm_world_solver* solver; ///< Provider other than the default vbd (NULL = vbd; plugin/solver_internal.h).
+    struct dfm_world_solver* solver; ///< Current provider and its ops (never NULL after creation; solver_internal.h).
 };
 
 /// The body in `slot` of the world's body pool (NULL when the slot is free).

@@ -17,7 +17,7 @@
 #include "contacts_cpu.h"
 
 #include "contact_reaction.h"
-#include "vbd_cpu.h"
+#include "cpu_threads.h"
 
 #include <string.h>
 

@@ -19,19 +19,6 @@
 #include "host_bodies_cpu.h"
 #include "vbd_particle.h"
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
-int dfm_cpu_thread_count(int32_t requested) {
-#if defined(_OPENMP)
-    return requested > 0 ? requested : omp_get_max_threads();
-#else
-    (void)requested;
-    return 1;
-#endif
-}
-
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian.
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
                         int32_t begin, int32_t end, int nt) {

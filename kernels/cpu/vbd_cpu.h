@@ -5,15 +5,8 @@
 
 #include "body_translation.h"
 #include "contacts_cpu.h"
+#include "cpu_threads.h"
 #include "vbd_view.h"
-
-/// Loops shorter than this run on the calling thread: an OpenMP fork/join (and the spinning
-/// workers it leaves behind on small machines) costs more than it saves below it. Measured on a
-/// 2-core machine: a 256-particle cloth ran 3x slower with every loop forked.
-#define DFM_CPU_PARALLEL_MIN 4096
-
-/// Worker threads the CPU backend uses for `requested` (world_def.cpu_threads; 0 = all).
-int dfm_cpu_thread_count(int32_t requested);
 
 /// The convergence figure of one advance (world_stats.force_residual_*): each dynamic particle's
 /// local force residual at the end of the advance, the norm of the force its balance still needs

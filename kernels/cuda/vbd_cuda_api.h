@@ -1,5 +1,5 @@
 /// @file vbd_cuda_api.h
-/// C interface of the CUDA backend (kernels/cuda/vbd_cuda.cu; kernels/cpu/vbd_cuda_none.c in
+/// C interface of the CUDA backend (kernels/cuda/vbd_cuda.cu; kernels/cuda/vbd_cuda_none.c in
 /// builds without CUDA). The plugin keeps the model and state on the host as well; this backend
 /// mirrors them in device memory (structure of arrays, plain cudaMalloc, sized at upload) and
 /// runs whole steps there. Every function returns 0 or a negative dfm_result with a message in

@@ -1,5 +1,6 @@
 /// @file device_probe.h
-/// Whether a CUDA device is usable (compiled as CUDA when the build has CUDA).
+/// Whether a CUDA device is usable: kernels/cuda/device_probe.cu, or device_probe_none.c in
+/// builds without CUDA (next to the backend's interface, vbd_cuda_api.h, and its stub).
 #ifndef DFM_DEVICE_PROBE_H
 #define DFM_DEVICE_PROBE_H
 
