@@ -29,7 +29,7 @@
 /// --contact-only checks only: carried, never through, the cloth sags.
 /// --trace prints the box's state and reaction every frame.
 ///
-/// Usage: 08_bullet_hammock [--res N] [--every K] [--iterations N] [--damping D] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]
+/// Usage: 08_bullet_hammock [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]
 #include <dfm/dfm_bullet.h>
 
 #include <btBulletDynamicsCommon.h>
@@ -64,7 +64,8 @@ double strand_sag(double k, double d, double weight) {
 
 int main(int argc, char** argv) {
     int res = 21, every = 30, iterations = 10;
-    float damping = 0.1f;
+    float damping = 0.1f, air_drag = 0.5f;
+    double t_end = 4.0;
     bool check_rest = true, trace = false;
     int coupling = DFM_BULLET_COUPLING_SOLVED;
     std::string out = "out/08_bullet_hammock";
@@ -75,6 +76,8 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--every") && i + 1 < argc) every = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--damping") && i + 1 < argc) damping = (float)std::atof(argv[++i]);
+        else if (!std::strcmp(argv[i], "--air-drag") && i + 1 < argc) air_drag = (float)std::atof(argv[++i]);
+        else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) t_end = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!std::strcmp(argv[i], "--contact-only")) check_rest = false;
         else if (!std::strcmp(argv[i], "--trace")) trace = true;
@@ -87,7 +90,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(
                 stderr,
-                "usage: %s [--res N] [--every K] [--iterations N] [--damping D] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]\n",
+                "usage: %s [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]\n",
                 argv[0]);
             return 2;
         }
@@ -125,7 +128,7 @@ int main(int argc, char** argv) {
     cd.vertex_count = nv;
     cd.triangles = tris.data();
     cd.triangle_count = nt;
-    cd.air_drag = 0.5f;
+    cd.air_drag = air_drag;
     /* Some internal damping (the default 0.01 is nearly none): the coupling itself dissipates
      * nothing, so without it the box rocks and bounces on the elastic cloth for many seconds. */
     cd.stretch_damping = damping;
@@ -159,7 +162,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cannot create %s\n", out.c_str());
         return 1;
     }
-    const double dt = 1.0 / 60.0, t_end = 4.0;
+    const double dt = 1.0 / 60.0;
     const int frames = (int)(t_end / dt + 0.5);
     double worst_pen = 0, rest_speed = 0, rest_spin = 0;
     btTransform last_pose = box->getWorldTransform();

@@ -208,6 +208,7 @@ static void add_shape(reader* r, fuzz_world* f) {
     static const float cells[] = {0.0f, 0.0f, 0.01f, 0.03f, -1.0f, NAN, INFINITY, 3e38f, 1e-45f};
     d.sdf_cell_size = cells[u8(r) % 9];
     dfm_shape_id id;
+    d.host_body = u8(r) % 3; /* bodies 0-2 may get dynamics (host_dynamics) */
     if (dfm_world_add_shape(f->w, &d, &id) == DFM_OK) f->shapes[u8(r) % POOL] = id;
 }
 
@@ -292,6 +293,25 @@ static void queries(reader* r, fuzz_world* f) {
     }
 }
 
+/// dfm_coupling.h: dynamics for host bodies 0-2 (or hostile ids, masses, inertias, strides),
+/// then their corrections.
+static void host_dynamics(reader* r, fuzz_world* f) {
+    dfm_host_body_dynamics d[3];
+    memset(d, 0, sizeof(d));
+    for (int k = 0; k < 3; ++k) {
+        d[k].host_body = u8(r) > 240 ? (uint64_t)(uint32_t)i32(r) : (uint64_t)(u8(r) % 3);
+        d[k].mass = u8(r) > 200 ? f32(r, 1e10f) : (float)(u8(r) % 20);
+        const float diag = u8(r) > 200 ? f32(r, 1) : 0.1f;
+        d[k].inertia[0] = d[k].inertia[4] = d[k].inertia[8] = diag;
+        if (u8(r) > 220) d[k].inertia[u8(r) % 9] = f32(r, 1);
+    }
+    static const int32_t strides[] = {0, 0, 0, (int32_t)sizeof(dfm_host_body_dynamics), 4, -8, 7};
+    (void)dfm_world_set_host_body_dynamics(f->w, u8(r) > 20 ? d : NULL, strides[u8(r) % 7], array_count(r, 3));
+    uint64_t ids[3] = {u8(r) % 3, u8(r) % 3, u8(r) > 240 ? (uint64_t)i32(r) : 0u};
+    dfm_host_body_correction c[3];
+    (void)dfm_world_get_host_body_corrections(f->w, ids, array_count(r, 3), c, strides[u8(r) % 7]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     reader r = {data, size};
     dfm_world_def def = dfm_world_def_default();
@@ -328,7 +348,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 8: vertex_modes(&r, &f); break;
         case 9: body_arrays(&r, &f); break;
         case 10: queries(&r, &f); break;
-        default: (void)dfm_world_prepare(f.w);
+        default:
+            if (u8(&r) % 2)
+                (void)dfm_world_prepare(f.w);
+            else
+                host_dynamics(&r, &f);
         }
     }
     dfm_world_destroy(f.w);
