@@ -197,14 +197,6 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, dfm_cpu_hos
     return DFM_OK;
 }
 
-/// Pose x moved by the correction (c, theta) about its origin.
-static dfm_xform corrected(dfm_xform x, dfm_v3 c, dfm_v3 theta) {
-    dfm_xform y;
-    y.t = dfm_v3_add(x.t, c);
-    y.q = dfm_quat_normalize(dfm_quat_mul(dfm_quat_from_rotvec(theta), x.q));
-    return y;
-}
-
 void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h) {
     for (int32_t b = 0; b < hs->count; ++b) {
         dfm_host_body_rt* r = &hs->bodies[b];
@@ -222,7 +214,7 @@ void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h) {
         dfm_shape_rt* s = &hs->shapes[k];
         r->free_end = s->body_end; /* every shape of the body has the same body poses */
         s->coupled = 1;
-        s->body_start = corrected(s->body_start, r->c0, r->theta0);
+        s->body_start = dfm_xform_corrected(s->body_start, r->c0, r->theta0);
     }
     dfm_cpu_place_host_shapes(hs);
 }
@@ -253,7 +245,7 @@ void dfm_host_bodies_finish_step(dfm_world* w, const dfm_cpu_host_solve* hs) {
         if (b < 0) continue;
         const dfm_host_body_rt* r = &hs->bodies[b];
         dfm_shape* s = dfm_world_shape_at(w, w->contacts.shape_slot[k]);
-        s->body_prev = s->body_last = corrected(s->body_cur, r->c, r->theta);
+        s->body_prev = s->body_last = dfm_xform_corrected(s->body_cur, r->c, r->theta);
         for (int a = 0; a < 3; ++a) { /* the host's box, moved along (the rotation's part is within the gap) */
             s->aabb_prev[a] = s->aabb_cur[a] + dfm_v3_get(r->c, a);
             s->aabb_prev[3 + a] = s->aabb_cur[3 + a] + dfm_v3_get(r->c, a);

@@ -48,12 +48,17 @@ DFM_HD dfm_quat dfm_quat_from_rotvec(dfm_v3 w) {
     return dfm_quat_make(s * w.x, s * w.y, s * w.z, cosf(0.5f * a));
 }
 
+/// Pose x moved by the correction c (m) and turned by theta (rotation vector, rad) about its origin.
+DFM_HD dfm_xform dfm_xform_corrected(dfm_xform x, dfm_v3 c, dfm_v3 theta) {
+    dfm_xform y;
+    y.t = dfm_v3_add(x.t, c);
+    y.q = dfm_quat_normalize(dfm_quat_mul(dfm_quat_from_rotvec(theta), x.q));
+    return y;
+}
+
 /// The body's pose at the end of the advance with the current correction.
 DFM_HD dfm_xform dfm_host_body_pose(const dfm_host_body_rt* b) {
-    dfm_xform x;
-    x.t = dfm_v3_add(b->free_end.t, b->c);
-    x.q = dfm_quat_normalize(dfm_quat_mul(dfm_quat_from_rotvec(b->theta), b->free_end.q));
-    return x;
+    return dfm_xform_corrected(b->free_end, b->c, b->theta);
 }
 
 /// Record k of the contact view frozen for its host body (whose pose `body` the record's shape
