@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "host_view.h"
 #include "step.h"
 #include "world_internal.h"
 
@@ -29,11 +30,11 @@ dfm_result dfm_world_sync_device(dfm_world* w) {
         d.tet_count = w->model.tet_count;
         d.color_count = w->model.color_count;
         d.color_offsets = w->model.color_offsets;
-        d.color_particles = w->model.color_particles;
-        d.particle_color = w->model.particle_color;
         d.body_count = w->model.body_count;
         d.body_offsets = w->model.body_offsets;
-        d.particle_body = w->model.particle_body;
+#define DEVICE_ROW(type, name, count, width) d.name = w->model.name;
+        DFM_MODEL_DEVICE_ARRAYS(DEVICE_ROW)
+#undef DEVICE_ROW
         r = dfm_cuda_backend_upload_model(w->cuda, &d, err, sizeof(err));
         if (r == 0) w->uploaded_generation = w->model_generation;
         w->uploaded_contacts = -1; /* the contact buffers are sized to the model */
@@ -47,12 +48,11 @@ dfm_result dfm_world_sync_device(dfm_world* w) {
         memset(&cd, 0, sizeof(cd));
         cd.shape_count = c->shape_count;
         cd.shapes = c->rt;
-        cd.feat_particle_count = m->feat_particle_count;
-        cd.feat_edge_count = m->feat_edge_count;
-        cd.feat_face_count = m->feat_face_count;
-        cd.feat_particles = m->feat_particles;
-        cd.feat_edges = m->feat_edges;
-        cd.feat_faces = m->feat_faces;
+#define FEATURE_ROW(type, name, count, width) \
+    cd.name = m->name;                        \
+    cd.count = m->count;
+        DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
+#undef FEATURE_ROW
         cd.cand_particle_count = c->cand_particle_count;
         cd.cand_edge_count = c->cand_edge_count;
         cd.cand_face_count = c->cand_face_count;

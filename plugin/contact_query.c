@@ -43,8 +43,8 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
     if (n <= 0) return DFM_OK;
     if (w->cuda) {
         char err[256];
-        int rc = dfm_cuda_backend_download_contacts(w->cuda, n, c->corners, c->bary, c->shape, c->normal, c->body_point,
-                                                    c->record_force, c->node_friction, err, sizeof(err));
+        int rc = dfm_cuda_backend_download_contacts(w->cuda, n, &c->rec, c->record_force, c->node_friction, err,
+                                                    sizeof(err));
         if (rc != 0) return dfm_fail(w, (dfm_result)rc, "contact query: %s", err);
     }
     const dfm_model* m = &w->model;
@@ -57,30 +57,30 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
     for (int32_t k = 0; k < n; ++k) {
         dfm_contact_point p;
         memset(&p, 0, sizeof(p));
-        const int32_t first = c->corners[3 * k];
+        const int32_t first = c->rec.corners[3 * k];
         const int32_t b = m->particle_body[first], slot = slot_of[b];
-        p.shape = shape_id_of(w, c->shape[k]);
+        p.shape = shape_id_of(w, c->rec.shape[k]);
         if (slot >= 0) { /* always while the model is current (checked above); else the null id */
             p.body.index1 = slot + 1;
             p.body.generation = w->body_pool.generations[slot];
             p.body.world_tag = w->tag;
         }
-        p.kind = c->corners[3 * k + 1] < 0   ? DFM_CONTACT_KIND_PARTICLE
-                 : c->corners[3 * k + 2] < 0 ? DFM_CONTACT_KIND_EDGE
-                                             : DFM_CONTACT_KIND_FACE;
+        p.kind = c->rec.corners[3 * k + 1] < 0   ? DFM_CONTACT_KIND_PARTICLE
+                 : c->rec.corners[3 * k + 2] < 0 ? DFM_CONTACT_KIND_EDGE
+                                                 : DFM_CONTACT_KIND_FACE;
         for (int j = 0; j < 3; ++j) {
-            const int32_t q = c->corners[3 * k + j];
+            const int32_t q = c->rec.corners[3 * k + j];
             p.vertices[j] = q >= 0 ? q - m->body_offsets[b] : -1;
-            p.weights[j] = c->bary[3 * k + j];
+            p.weights[j] = c->rec.bary[3 * k + j];
         }
-        const dfm_shape* sh = dfm_world_shape_at(w, c->shape_slot[c->shape[k]]);
-        dfm_v3 point = dfm_xform_point(sh->body_last, dfm_v3_load(c->body_point + 3 * k));
+        const dfm_shape* sh = dfm_world_shape_at(w, c->shape_slot[c->rec.shape[k]]);
+        dfm_v3 point = dfm_xform_point(sh->body_last, dfm_v3_load(c->rec.body_point + 3 * k));
         /* penalty and damping act along the normal; friction is the projection's, per dynamic corner */
-        dfm_v3 nrm = dfm_v3_load(c->normal + 3 * k), ft = dfm_v3_zero();
+        dfm_v3 nrm = dfm_v3_load(c->rec.normal + 3 * k), ft = dfm_v3_zero();
         float fn = dfm_v3_dot(nrm, dfm_v3_load(c->record_force + 3 * k));
         if (!(w->def.disable_flags & DFM_DISABLE_STATIC_FRICTION))
             for (int j = 0; j < 3; ++j) {
-                const int32_t q = c->corners[3 * k + j];
+                const int32_t q = c->rec.corners[3 * k + j];
                 if (q >= 0 && w->state.mode[q] == DFM_VERTEX_DYNAMIC)
                     ft = dfm_v3_add(ft, dfm_v3_load(c->node_friction + 3 * (3 * k + j)));
             }

@@ -21,20 +21,19 @@ typedef struct dfm_contacts {
     int32_t *cand_particle, *cand_edge, *cand_face;
     int32_t capacity;
     int32_t count;
-    int32_t *corners, *shape, *candidate;
-    float *bary, *normal, *body_point, *radius, *pen0, *penalty;
+    dfm_contact_records rec; ///< Room for `capacity` records.
     int32_t *head, *next;
-    float *acc_f, *acc_H;     ///< Scatter path accumulators (3 and 9 per particle).
-    float* guess_normal;      ///< Initial-guess contact normal per particle (3 each).
-    float* guess_gap;         ///< Initial-guess distance to contact per particle.
-    float* record_force;      ///< Reaction scratch, 3 per record.
-    float* node_part;         ///< Reaction scratch, 9 per record (3 per corner node).
-    float* residual;          ///< Reaction scratch, 3 per particle.
-    float* body_extra;        ///< Reaction scratch, 3 per body.
-    float* node_friction;     ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
-    dfm_contact_view scratch; ///< Parallel CPU detection: record arrays for every candidate (only the
-                              ///< record fields; allocated on first use with more than one thread).
-    int64_t generation;       ///< Bumped by every rebuild (the CUDA backend re-uploads then).
+    float *acc_f, *acc_H; ///< Scatter path accumulators (3 and 9 per particle).
+    float* guess_normal;  ///< Initial-guess contact normal per particle (3 each).
+    float* guess_gap;     ///< Initial-guess distance to contact per particle.
+    float* record_force;  ///< Reaction scratch, 3 per record.
+    float* node_part;     ///< Reaction scratch, 9 per record (3 per corner node).
+    float* residual;      ///< Reaction scratch, 3 per particle.
+    float* body_extra;    ///< Reaction scratch, 3 per body.
+    float* node_friction; ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
+    dfm_contact_records scratch; ///< Parallel CPU detection: room for a record per candidate (allocated on
+                                 ///< first use with more than one thread).
+    int64_t generation;          ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;
@@ -50,11 +49,11 @@ dfm_result dfm_contacts_ensure(dfm_world* world);
 /// Frees the contact pipeline arrays.
 void dfm_contacts_free(dfm_contacts* c);
 
-/// Allocates the nine record arrays of `v` (corners, bary, shape, candidate, normal, body_point,
-/// radius, pen0, penalty) for n records; returns 0 (nothing left allocated) when memory is short.
-int dfm_contact_records_alloc(dfm_contact_view* v, size_t n);
+/// Allocates every record array of `r` (DFM_CONTACT_RECORD_FIELDS), zeroed, for n records; returns
+/// 0 (nothing left allocated) when memory is short.
+int dfm_contact_records_alloc(dfm_contact_records* r, size_t n);
 
-/// Frees the record arrays of `v` and sets them to NULL.
-void dfm_contact_records_free(dfm_contact_view* v);
+/// Frees the record arrays of `r` and sets them to NULL.
+void dfm_contact_records_free(dfm_contact_records* r);
 
 #endif

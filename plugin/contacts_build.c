@@ -13,35 +13,21 @@
 
 #define CALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
 
-int dfm_contact_records_alloc(dfm_contact_view* v, size_t n) {
-    v->corners = (int32_t*)malloc(3 * n * sizeof(int32_t));
-    v->shape = (int32_t*)malloc(n * sizeof(int32_t));
-    v->candidate = (int32_t*)malloc(n * sizeof(int32_t));
-    v->bary = (float*)malloc(3 * n * sizeof(float));
-    v->normal = (float*)malloc(3 * n * sizeof(float));
-    v->body_point = (float*)malloc(3 * n * sizeof(float));
-    v->radius = (float*)malloc(n * sizeof(float));
-    v->pen0 = (float*)malloc(n * sizeof(float));
-    v->penalty = (float*)malloc(n * sizeof(float));
-    if (v->corners && v->shape && v->candidate && v->bary && v->normal && v->body_point && v->radius && v->pen0 &&
-        v->penalty)
-        return 1;
-    dfm_contact_records_free(v);
-    return 0;
+int dfm_contact_records_alloc(dfm_contact_records* r, size_t n) {
+    int ok = 1;
+#define ALLOC(type, name, width) ok = CALLOC(r->name, (width)*n) && ok; /* assigns every field, also after a failure */
+    DFM_CONTACT_RECORD_FIELDS(ALLOC)
+#undef ALLOC
+    if (!ok) dfm_contact_records_free(r);
+    return ok;
 }
 
-void dfm_contact_records_free(dfm_contact_view* v) {
-    free(v->corners);
-    free(v->shape);
-    free(v->candidate);
-    free(v->bary);
-    free(v->normal);
-    free(v->body_point);
-    free(v->radius);
-    free(v->pen0);
-    free(v->penalty);
-    v->corners = v->shape = v->candidate = NULL;
-    v->bary = v->normal = v->body_point = v->radius = v->pen0 = v->penalty = NULL;
+void dfm_contact_records_free(dfm_contact_records* r) {
+#define FREE(type, name, width) \
+    free(r->name);              \
+    r->name = NULL;
+    DFM_CONTACT_RECORD_FIELDS(FREE)
+#undef FREE
 }
 
 void dfm_contacts_free(dfm_contacts* c) {
@@ -50,15 +36,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->cand_particle);
     free(c->cand_edge);
     free(c->cand_face);
-    free(c->corners);
-    free(c->shape);
-    free(c->candidate);
-    free(c->bary);
-    free(c->normal);
-    free(c->body_point);
-    free(c->radius);
-    free(c->pen0);
-    free(c->penalty);
+    dfm_contact_records_free(&c->rec);
     free(c->head);
     free(c->next);
     free(c->acc_f);
@@ -209,15 +187,12 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
         int32_t cap = w->def.contact_capacity > 0 ? w->def.contact_capacity : (int32_t)total;
         int32_t np = m->particle_count;
         c->capacity = cap;
-        if (!CALLOC(c->corners, 3 * (int64_t)cap) || !CALLOC(c->shape, cap) || !CALLOC(c->candidate, cap) ||
-            !CALLOC(c->bary, 3 * (int64_t)cap) || !CALLOC(c->normal, 3 * (int64_t)cap) ||
-            !CALLOC(c->body_point, 3 * (int64_t)cap) || !CALLOC(c->radius, cap) || !CALLOC(c->pen0, cap) ||
-            !CALLOC(c->penalty, cap) || !CALLOC(c->head, np) || !CALLOC(c->next, 3 * (int64_t)cap) ||
-            !CALLOC(c->acc_f, 3 * (int64_t)np) || !CALLOC(c->acc_H, 9 * (int64_t)np) ||
-            !CALLOC(c->guess_normal, 3 * (int64_t)np) || !CALLOC(c->guess_gap, np) ||
-            !CALLOC(c->record_force, 3 * (int64_t)cap) || !CALLOC(c->node_part, 9 * (int64_t)cap) ||
-            !CALLOC(c->residual, 3 * (int64_t)np) || !CALLOC(c->body_extra, 3 * (int64_t)m->body_count) ||
-            !CALLOC(c->node_friction, 9 * (int64_t)cap)) {
+        if (!dfm_contact_records_alloc(&c->rec, (size_t)cap) || !CALLOC(c->head, np) ||
+            !CALLOC(c->next, 3 * (int64_t)cap) || !CALLOC(c->acc_f, 3 * (int64_t)np) ||
+            !CALLOC(c->acc_H, 9 * (int64_t)np) || !CALLOC(c->guess_normal, 3 * (int64_t)np) ||
+            !CALLOC(c->guess_gap, np) || !CALLOC(c->record_force, 3 * (int64_t)cap) ||
+            !CALLOC(c->node_part, 9 * (int64_t)cap) || !CALLOC(c->residual, 3 * (int64_t)np) ||
+            !CALLOC(c->body_extra, 3 * (int64_t)m->body_count) || !CALLOC(c->node_friction, 9 * (int64_t)cap)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;
         }

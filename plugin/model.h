@@ -7,56 +7,26 @@
 #include <dfm/dfm.h>
 #include <stdint.h>
 
+#include "model_arrays.h"
 #include "topology.h"
 
-/// World-wide model: concatenation of all bodies, in slot order. Rebuilt on topology change.
+/// World-wide model: concatenation of all bodies, in slot order. Rebuilt on topology change. The
+/// arrays are the rows of DFM_MODEL_ARRAYS (kernels/shared/model_arrays.h), plus the offsets and
+/// the adjacency, whose lengths are not a count times a width.
 typedef struct dfm_model {
-    int32_t particle_count;
-    float* mass;          ///< kg.
-    float* radius;        ///< m, contact radius.
-    float* drag;          ///< kg/s, linear air drag.
-    int32_t* environment; ///< Per particle.
+    int32_t particle_count, tri_count, edge_count, tet_count;
     int32_t feat_particle_count, feat_edge_count, feat_face_count;
-    int32_t* feat_particles; ///< Contact features in world particle indices (see dfm_body.surf_*).
-    int32_t* feat_edges;
-    int32_t* feat_faces;
-    int32_t tri_count;
-    int32_t* tris; ///< Global indices, 3 each.
-    float* tri_dinv;
-    float* tri_area;
-    float* tri_material; ///< 3 each.
-    int32_t edge_count;
-    int32_t* edges; ///< Global indices, 4 each.
-    float* edge_rest_angle;
-    float* edge_rest_length;
-    float* edge_material;    ///< 2 each.
-    float* edge_start_angle; ///< Scratch per edge: hinge angle at the advance start (CPU backend).
-    int32_t tet_count;
-    int32_t* tets; ///< Global indices, 4 each.
-    float* tet_dminv;
-    float* tet_volume;
-    float* tet_material;     ///< 3 each.
-    dfm_adjacency adjacency; ///< Per-particle incident elements.
     int32_t color_count;
-    int32_t* color_offsets;   ///< color_count + 1 entries.
-    int32_t* color_particles; ///< Particles grouped by color.
-    int32_t* particle_color;  ///< Color per particle.
-    int32_t body_count;       ///< Placed bodies.
-    int32_t* body_offsets;    ///< body_count + 1: particles of body b are [body_offsets[b], body_offsets[b + 1]).
-    int32_t* particle_body;   ///< Body index (into body_offsets) of each particle.
+    int32_t body_count; ///< Placed bodies.
+    DFM_MODEL_ARRAYS(DFM_ARRAY_MEMBER)
+    dfm_adjacency adjacency; ///< Per-particle incident elements.
+    int32_t* color_offsets;  ///< color_count + 1: color c is color_particles[color_offsets[c] .. color_offsets[c + 1]).
+    int32_t* body_offsets;   ///< body_count + 1: particles of body b are [body_offsets[b], body_offsets[b + 1]).
 } dfm_model;
 
-/// World-wide per-particle state (survives rebuilds by copying).
+/// World-wide per-particle state (survives rebuilds by copying): the rows of DFM_STATE_ARRAYS.
 typedef struct dfm_state {
-    float* x; ///< Positions, 3 per particle (m).
-    float* v; ///< Velocities (m/s).
-
-    float* x_prev;     ///< Positions at the start of the advance.
-    float* d;          ///< Displacement of the iterate from x_prev within an advance.
-    float* y;          ///< Inertia displacement targets.
-    uint8_t* mode;     ///< dfm_vertex_mode per particle.
-    float* kin_start;  ///< Kinematic: position at step start.
-    float* kin_target; ///< Kinematic: position at step end.
+    DFM_STATE_ARRAYS(DFM_ARRAY_MEMBER)
 } dfm_state;
 
 /// Frees model arrays.

@@ -12,61 +12,33 @@
 #define ALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
 
 void dfm_model_free(dfm_model* m) {
+#define FREE_ROW(type, name, count, width) free(m->name);
+    DFM_MODEL_ARRAYS(FREE_ROW)
+#undef FREE_ROW
     free(m->body_offsets);
-    free(m->particle_body);
-    free(m->mass);
-    free(m->radius);
-    free(m->drag);
-    free(m->environment);
-    free(m->feat_particles);
-    free(m->feat_edges);
-    free(m->feat_faces);
-    free(m->tris);
-    free(m->tri_dinv);
-    free(m->tri_area);
-    free(m->tri_material);
-    free(m->edges);
-    free(m->edge_rest_angle);
-    free(m->edge_rest_length);
-    free(m->edge_material);
-    free(m->edge_start_angle);
-    free(m->tets);
-    free(m->tet_dminv);
-    free(m->tet_volume);
-    free(m->tet_material);
-    dfm_adjacency_free(&m->adjacency);
     free(m->color_offsets);
-    free(m->color_particles);
-    free(m->particle_color);
+    dfm_adjacency_free(&m->adjacency);
     memset(m, 0, sizeof(*m));
 }
 
 void dfm_state_free(dfm_state* s) {
-    free(s->x);
-    free(s->v);
-    free(s->x_prev);
-    free(s->d);
-    free(s->y);
-    free(s->mode);
-    free(s->kin_start);
-    free(s->kin_target);
+#define FREE_ROW(type, name, count, width) free(s->name);
+    DFM_STATE_ARRAYS(FREE_ROW)
+#undef FREE_ROW
     memset(s, 0, sizeof(*s));
 }
 
-static int model_alloc(dfm_model* m, int32_t np, int32_t nt, int32_t ne, int32_t ntet) {
-    return ALLOC(m->feat_particles, m->feat_particle_count) && ALLOC(m->feat_edges, 2 * m->feat_edge_count) &&
-           ALLOC(m->feat_faces, 3 * m->feat_face_count) && ALLOC(m->mass, np) && ALLOC(m->radius, np) &&
-           ALLOC(m->drag, np) && ALLOC(m->environment, np) && ALLOC(m->tris, 3 * nt) && ALLOC(m->tri_dinv, 4 * nt) &&
-           ALLOC(m->tri_area, nt) && ALLOC(m->tri_material, 3 * nt) && ALLOC(m->edges, 4 * ne) &&
-           ALLOC(m->edge_rest_angle, ne) && ALLOC(m->edge_rest_length, ne) && ALLOC(m->edge_material, 2 * ne) &&
-           ALLOC(m->edge_start_angle, ne) && ALLOC(m->tets, 4 * ntet) && ALLOC(m->tet_dminv, 9 * ntet) &&
-           ALLOC(m->tet_volume, ntet) && ALLOC(m->tet_material, 3 * ntet) && ALLOC(m->particle_color, np) &&
-           ALLOC(m->color_particles, np) && ALLOC(m->particle_body, np);
-}
-
-static int state_alloc(dfm_state* s, int32_t np) {
-    return ALLOC(s->x, 3 * np) && ALLOC(s->v, 3 * np) && ALLOC(s->x_prev, 3 * np) && ALLOC(s->y, 3 * np) &&
-           ALLOC(s->d, 3 * np) && ALLOC(s->mode, np) && ALLOC(s->kin_start, 3 * np) && ALLOC(s->kin_target, 3 * np);
+/// Allocates every table row of the model (whose counts are set) and of the state, zeroed, with
+/// one spare item so that an empty array is not NULL; stops at the first failure.
+static int model_alloc(dfm_model* m, dfm_state* s) {
+    int ok = 1;
+#define ALLOC_ROW(type, name, count, width) ok = ok && ALLOC(m->name, (int64_t)m->count * (width));
+    DFM_MODEL_ARRAYS(ALLOC_ROW)
+#undef ALLOC_ROW
+#define ALLOC_ROW(type, name, count, width) ok = ok && ALLOC(s->name, (int64_t)m->count * (width));
+    DFM_STATE_ARRAYS(ALLOC_ROW)
+#undef ALLOC_ROW
+    return ok;
 }
 
 /// Appends one body's contact features (offset to world particle indices) at fp/fe/ff.
@@ -171,9 +143,7 @@ dfm_result dfm_world_ensure_model(dfm_world* w) {
     m.edge_count = ne;
     m.tet_count = ntet;
     for (int32_t i = 0; i < w->body_pool.count; ++i) m.body_count += dfm_world_body_at(w, i) != NULL;
-    if (!model_alloc(&m, np, nt, ne, ntet) || !state_alloc(&s, np) ||
-        !(m.body_offsets = calloc((size_t)m.body_count + 1u, sizeof(int32_t))))
-        goto oom;
+    if (!model_alloc(&m, &s) || !(m.body_offsets = calloc((size_t)m.body_count + 1u, sizeof(int32_t)))) goto oom;
     int32_t p0 = 0, t0 = 0, e0 = 0, k0 = 0, fp = 0, fe = 0, ff = 0, nb = 0;
     for (int32_t i = 0; i < w->body_pool.count; ++i) {
         const dfm_body* b = dfm_world_body_at(w, i);

@@ -278,7 +278,7 @@ static dfm_result xpbd_step(dfm_world* w, float dt) {
             int32_t nrec = c->count < c->capacity ? c->count : c->capacity;
             kinds[0] = kinds[1] = kinds[2] = 0;
             for (int32_t k = 0; k < nrec; ++k)
-                kinds[c->corners[3 * k + 1] < 0 ? 0 : (c->corners[3 * k + 2] < 0 ? 1 : 2)]++;
+                kinds[c->rec.corners[3 * k + 1] < 0 ? 0 : (c->rec.corners[3 * k + 2] < 0 ? 1 : 2)]++;
         }
         for (int32_t j = 0; j < smalls; ++j) {
             float u0 = (float)j / (float)smalls, u1 = (float)(j + 1) / (float)smalls;

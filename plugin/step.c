@@ -11,84 +11,6 @@
 #include "vbd_cpu.h"
 #include "world_internal.h"
 
-dfm_vbd_view dfm_world_host_view(dfm_world* w, float h) {
-    dfm_model* m = &w->model;
-    dfm_state* s = &w->state;
-    dfm_vbd_view v;
-    memset(&v, 0, sizeof(v));
-    v.particle_count = m->particle_count;
-    v.mass = m->mass;
-    v.drag = m->drag;
-    v.radius = m->radius;
-    v.mode = s->mode;
-    v.x = s->x;
-    v.v = s->v;
-    v.x_prev = s->x_prev;
-    v.d = s->d;
-    v.y = s->y;
-    v.kin_start = s->kin_start;
-    v.kin_target = s->kin_target;
-    v.tris = m->tris;
-    v.tri_dinv = m->tri_dinv;
-    v.tri_area = m->tri_area;
-    v.tri_material = m->tri_material;
-    v.edge_count = m->edge_count;
-    v.edges = m->edges;
-    v.edge_rest_angle = m->edge_rest_angle;
-    v.edge_rest_length = m->edge_rest_length;
-    v.edge_material = m->edge_material;
-    v.edge_start_angle = m->edge_start_angle;
-    v.tets = m->tets;
-    v.tet_dminv = m->tet_dminv;
-    v.tet_volume = m->tet_volume;
-    v.tet_material = m->tet_material;
-    v.v_tri_offsets = m->adjacency.tri_offsets;
-    v.v_tri_items = m->adjacency.tri_items;
-    v.v_edge_offsets = m->adjacency.edge_offsets;
-    v.v_edge_items = m->adjacency.edge_items;
-    v.v_tet_offsets = m->adjacency.tet_offsets;
-    v.v_tet_items = m->adjacency.tet_items;
-    memcpy(v.gravity, w->def.gravity, sizeof(v.gravity));
-    v.h = h;
-    return v;
-}
-
-dfm_contact_view dfm_world_contact_view(dfm_world* w) {
-    dfm_contacts* c = &w->contacts;
-    const dfm_model* m = &w->model;
-    dfm_contact_view v;
-    memset(&v, 0, sizeof(v));
-    v.shape_count = c->shape_count;
-    v.shapes = c->rt;
-    v.particle_mass = m->mass;
-    v.feat_particles = m->feat_particles;
-    v.feat_edges = m->feat_edges;
-    v.feat_faces = m->feat_faces;
-    v.cand_particle_count = c->cand_particle_count;
-    v.cand_edge_count = c->cand_edge_count;
-    v.cand_face_count = c->cand_face_count;
-    v.cand_particle = c->cand_particle;
-    v.cand_edge = c->cand_edge;
-    v.cand_face = c->cand_face;
-    v.capacity = c->capacity;
-    v.count = &c->count;
-    v.corners = c->corners;
-    v.bary = c->bary;
-    v.shape = c->shape;
-    v.candidate = c->candidate;
-    v.normal = c->normal;
-    v.body_point = c->body_point;
-    v.radius = c->radius;
-    v.pen0 = c->pen0;
-    v.penalty = c->penalty;
-    v.head = c->head;
-    v.next = c->next;
-    v.penalty_beta = w->def.contact_penalty_beta;
-    v.penalty_start = w->def.contact_penalty_start;
-    v.flags = w->def.disable_flags;
-    return v;
-}
-
 void dfm_step_fill_shapes(dfm_world* w, float a0, float a1, dfm_shape_rt* out) {
     dfm_contacts* c = &w->contacts;
     for (int32_t k = 0; k < c->shape_count; ++k) {
@@ -142,9 +64,9 @@ void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, co
                 c->capacity, (long long)dropped, (long long)c->dropped_total);
 }
 
-/// Record arrays for every candidate (parallel detection), allocated on first use; points `out`
-/// at them. Returns 0 when host memory is short (the step then detects serially).
-static int detection_scratch(dfm_world* w, dfm_contact_view* out) {
+/// Room for a record per candidate (parallel detection), allocated on first use. Returns 0 when
+/// host memory is short (the step then detects serially).
+static int detection_scratch(dfm_world* w) {
     dfm_contacts* c = &w->contacts;
     size_t n = (size_t)c->cand_particle_count + (size_t)c->cand_edge_count + (size_t)c->cand_face_count + 1u;
     if (!c->scratch.corners && !dfm_contact_records_alloc(&c->scratch, n)) {
@@ -152,7 +74,6 @@ static int detection_scratch(dfm_world* w, dfm_contact_view* out) {
                 "out of host memory for parallel contact detection (%zu records); detecting serially", n);
         return 0;
     }
-    *out = c->scratch;
     return 1;
 }
 
@@ -243,11 +164,10 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.body_offsets = w->model.body_offsets;
     cc.particle_body = w->model.particle_body;
     cc.shape_impulse = impulses;
-    dfm_contact_view scratch;
     cc.threads = dfm_cpu_thread_count(w->def.cpu_threads);
     int64_t candidates = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
-    if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w, &scratch))
-        cc.scratch = &scratch;
+    if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w))
+        cc.scratch = &c->scratch;
     const int32_t np = w->model.particle_count;
     if (np > w->residual_norms_cap) {
         float* norms = (float*)realloc(w->residual_norms, (size_t)np * sizeof(float));

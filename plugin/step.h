@@ -3,14 +3,8 @@
 #ifndef DFM_STEP_H
 #define DFM_STEP_H
 
+#include "host_view.h" /* the step runs over the views of the host arrays */
 #include "world_internal.h"
-
-/// A view of the world's host arrays (model and state) with substep `h` and the world's gravity.
-dfm_vbd_view dfm_world_host_view(dfm_world* world, float h);
-
-/// The contact view of the world's host arrays (shape runtime data is filled per advance by
-/// dfm_step_fill_shapes into the contacts' rt array it points at).
-dfm_contact_view dfm_world_contact_view(dfm_world* world);
 
 /// Runs `substeps` VBD advances of dt/substeps on the CPU backend, with contacts against the
 /// registered shapes. The model must be current. Kinematic vertices end at their targets, which

@@ -49,40 +49,18 @@ static void detect_one(const dfm_contact_view* c, const dfm_detect_input* in, in
         dfm_detect_face(c, in, (int32_t)(g - c->cand_particle_count - c->cand_edge_count));
 }
 
-/// A view whose record arrays start at record `offset` of `s` (room for `room` records).
-static dfm_contact_view chunk_view(const dfm_contact_view* c, const dfm_contact_view* s, int64_t offset, int32_t room,
-                                   int32_t* count) {
+/// A view whose records are those of `s` from record `offset` on (room for `room` records).
+static dfm_contact_view chunk_view(const dfm_contact_view* c, const dfm_contact_records* s, int64_t offset,
+                                   int32_t room, int32_t* count) {
     dfm_contact_view v = *c;
     v.capacity = room;
     v.count = count;
-    v.corners = s->corners + 3 * offset;
-    v.bary = s->bary + 3 * offset;
-    v.shape = s->shape + offset;
-    v.candidate = s->candidate + offset;
-    v.normal = s->normal + 3 * offset;
-    v.body_point = s->body_point + 3 * offset;
-    v.radius = s->radius + offset;
-    v.pen0 = s->pen0 + offset;
-    v.penalty = s->penalty + offset;
+    v.rec = dfm_contact_records_at(*s, offset);
     return v;
 }
 
-/// Copies n records from (src, i) to (dst, j).
-static void copy_records(const dfm_contact_view* dst, int64_t j, const dfm_contact_view* src, int64_t i, int32_t n) {
-    size_t k = (size_t)n;
-    memcpy(dst->corners + 3 * j, src->corners + 3 * i, 3 * k * sizeof(int32_t));
-    memcpy(dst->bary + 3 * j, src->bary + 3 * i, 3 * k * sizeof(float));
-    memcpy(dst->shape + j, src->shape + i, k * sizeof(int32_t));
-    memcpy(dst->candidate + j, src->candidate + i, k * sizeof(int32_t));
-    memcpy(dst->normal + 3 * j, src->normal + 3 * i, 3 * k * sizeof(float));
-    memcpy(dst->body_point + 3 * j, src->body_point + 3 * i, 3 * k * sizeof(float));
-    memcpy(dst->radius + j, src->radius + i, k * sizeof(float));
-    memcpy(dst->pen0 + j, src->pen0 + i, k * sizeof(float));
-    memcpy(dst->penalty + j, src->penalty + i, k * sizeof(float));
-}
-
 void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
-                                      const dfm_contact_view* scratch, int threads) {
+                                      const dfm_contact_records* scratch, int threads) {
     const int64_t total = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
     int32_t chunks = threads * DFM_DETECT_CHUNKS_PER_THREAD;
     if (chunks < 1) chunks = 1;
@@ -106,7 +84,7 @@ void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detec
     for (int32_t k = 0; k < chunks; ++k) {
         int64_t room = c->capacity - written;
         int32_t n = counts[k] < room ? counts[k] : (int32_t)(room > 0 ? room : 0);
-        if (n > 0) copy_records(c, written, scratch, (int64_t)k * per, n);
+        if (n > 0) dfm_contact_records_copy(c->rec, written, *scratch, (int64_t)k * per, n);
         written += n;
         emitted += counts[k];
     }
@@ -129,7 +107,7 @@ void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_co
     /* Nodes pushed in reverse so that each list comes out in ascending node (record) order: the
      * order the CUDA backend's deterministic counting sort produces. */
     for (int32_t node = 3 * active_count(c) - 1; node >= 0; --node) {
-        int32_t p = c->corners[node];
+        int32_t p = c->rec.corners[node];
         if (p < 0) continue;
         c->next[node] = c->head[p];
         c->head[p] = node;
@@ -153,7 +131,7 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, 
     for (int32_t k = 0; k < n; ++k) {
         int any = 0;
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c->corners[3 * k + j];
+            int32_t p = c->rec.corners[3 * k + j];
             any |= p >= 0 && cc->particle_color[p] == color;
         }
         if (!any) continue;
@@ -161,9 +139,9 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, 
         dfm_m33 H;
         dfm_contact_point_force(c, d, h, k, &f, &H);
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c->corners[3 * k + j];
+            int32_t p = c->rec.corners[3 * k + j];
             if (p < 0 || cc->particle_color[p] != color) continue;
-            float w = c->bary[3 * k + j];
+            float w = c->rec.bary[3 * k + j];
             float* af = cc->acc_f + 3 * (size_t)p;
             float* aH = cc->acc_H + 9 * (size_t)p;
             af[0] += w * f.x;
@@ -242,7 +220,7 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
         cc->particle_impulse[0] += (double)fp.x * h;
         cc->particle_impulse[1] += (double)fp.y * h;
         cc->particle_impulse[2] += (double)fp.z * h;
-        double* imp = cc->shape_impulse + 6 * (size_t)c->shape[k];
+        double* imp = cc->shape_impulse + 6 * (size_t)c->rec.shape[k];
         imp[0] += (double)fr.x * h;
         imp[1] += (double)fr.y * h;
         imp[2] += (double)fr.z * h;

@@ -23,15 +23,15 @@ typedef struct dfm_cpu_contacts {
                                    ///< particle, N.
     float* body_extra;             ///< Scratch, 3 per body (reaction pass 2b).
     int32_t body_count;
-    const int32_t* body_offsets;     ///< body_count + 1.
-    const int32_t* particle_body;    ///< Body of each particle.
-    const dfm_contact_view* scratch; ///< Optional: record arrays sized to all candidates, for the parallel
-                                     ///< detection (NULL = serial detection).
-    int threads;                     ///< OpenMP workers for the parallel detection.
-    double* shape_impulse;           ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
-    double particle_impulse[3];      ///< Out: contact impulse on particles, accumulated.
-    float max_penetration;           ///< Out: largest penetration at the end of the advance, m.
-    int32_t kind_counts[3];          ///< Out: particle, edge, face records of the advance.
+    const int32_t* body_offsets;        ///< body_count + 1.
+    const int32_t* particle_body;       ///< Body of each particle.
+    const dfm_contact_records* scratch; ///< Optional: room for a record per candidate, for the parallel
+                                        ///< detection (NULL = serial detection).
+    int threads;                        ///< OpenMP workers for the parallel detection.
+    double* shape_impulse;      ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
+    double particle_impulse[3]; ///< Out: contact impulse on particles, accumulated.
+    float max_penetration;      ///< Out: largest penetration at the end of the advance, m.
+    int32_t kind_counts[3];     ///< Out: particle, edge, face records of the advance.
     const struct dfm_cpu_host_solve* hosts; ///< Dynamic host bodies solved after every sweep (host_bodies_cpu.h);
                                             ///< NULL = none.
 } dfm_cpu_contacts;
@@ -40,11 +40,11 @@ typedef struct dfm_cpu_contacts {
 void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
 
 /// Detection split into contiguous chunks of the candidate index space, run by `threads` OpenMP
-/// workers into `scratch` (record arrays with room for every candidate), then copied into `c`'s
+/// workers into `scratch` (room for a record per candidate), then copied into `c`'s
 /// records chunk by chunk: the records, their order, the count and the capacity drops are exactly
 /// those of dfm_cpu_contacts_detect, for any thread count.
 void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
-                                      const dfm_contact_view* scratch, int threads);
+                                      const dfm_contact_records* scratch, int threads);
 
 /// Writes, for every particle that is a corner of a record with weight >= 1/2, the normal of its
 /// closest such record and the distance to contact along it (others get a zero normal): the

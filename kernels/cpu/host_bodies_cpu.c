@@ -16,7 +16,7 @@ void dfm_cpu_solve_host_bodies(const dfm_cpu_host_solve* hs, const dfm_contact_v
     const int32_t na = c && c->count ? (*c->count < c->capacity ? *c->count : c->capacity) : 0;
     for (int32_t b = 0; b <= nb; ++b) off[b] = 0;
     for (int32_t k = 0; k < na; ++k) {
-        const int32_t b = hs->shape_host[c->shape[k]];
+        const int32_t b = hs->shape_host[c->rec.shape[k]];
         if (b >= 0) ++off[b + 1];
     }
     for (int32_t b = 0; b < nb; ++b) {
@@ -24,7 +24,7 @@ void dfm_cpu_solve_host_bodies(const dfm_cpu_host_solve* hs, const dfm_contact_v
         cursor[b] = off[b];
     }
     for (int32_t k = 0; k < na; ++k) {
-        const int32_t b = hs->shape_host[c->shape[k]];
+        const int32_t b = hs->shape_host[c->rec.shape[k]];
         if (b >= 0) hs->records[cursor[b]++] = dfm_host_make_record(c, d, k, dfm_host_body_pose(&hs->bodies[b]));
     }
     for (int32_t b = 0; b < nb; ++b) {

@@ -105,18 +105,18 @@ void dfm_cpu_xpbd_solve_elements(const dfm_xpbd_view* v, float h) {
 
 /// Surface point of record k at fraction u of the advance (world, m), and the host body origin.
 static dfm_v3 record_point(const dfm_contact_view* c, int32_t k, float u, dfm_v3* origin) {
-    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
     dfm_xform pose = dfm_xform_lerp(s->body_start, s->body_end, u);
     if (origin) *origin = pose.t;
-    return dfm_xform_point(pose, dfm_v3_load(c->body_point + 3 * k));
+    return dfm_xform_point(pose, dfm_v3_load(c->rec.body_point + 3 * k));
 }
 
 /// Contact point of record k (weighted corners) in array `x`.
 static dfm_v3 record_corner_point(const dfm_contact_view* c, const float* x, int32_t k) {
     dfm_v3 p = dfm_v3_zero();
     for (int j = 0; j < 3; ++j) {
-        int32_t q = c->corners[3 * k + j];
-        if (q >= 0) p = dfm_v3_madd(p, dfm_v3_load(x + 3 * q), c->bary[3 * k + j]);
+        int32_t q = c->rec.corners[3 * k + j];
+        if (q >= 0) p = dfm_v3_madd(p, dfm_v3_load(x + 3 * q), c->rec.bary[3 * k + j]);
     }
     return p;
 }
@@ -124,18 +124,18 @@ static dfm_v3 record_corner_point(const dfm_contact_view* c, const float* x, int
 /// True when an edge/face record should leave friction to a corner's own penetrating particle
 /// record on the same shape (the rule of dfm_contact_friction_project, docs/friction.md).
 static int friction_left_to_corner(const dfm_contact_view* c, const dfm_xpbd_view* v, int32_t k, float u1) {
-    if (c->corners[3 * k + 1] < 0) return 0;
+    if (c->rec.corners[3 * k + 1] < 0) return 0;
     for (int j = 0; j < 3; ++j) {
-        int32_t p = c->corners[3 * k + j];
+        int32_t p = c->rec.corners[3 * k + j];
         if (p < 0) continue;
         for (int32_t node = c->head[p]; node >= 0; node = c->next[node]) {
             int32_t o = node / 3;
-            if (c->corners[3 * o + 1] >= 0 || c->shape[o] != c->shape[k]) continue;
-            const dfm_shape_rt* s = &c->shapes[c->shape[o]];
+            if (c->rec.corners[3 * o + 1] >= 0 || c->rec.shape[o] != c->rec.shape[k]) continue;
+            const dfm_shape_rt* s = &c->shapes[c->rec.shape[o]];
             dfm_xform pose = dfm_xform_mul(dfm_xform_lerp(s->body_start, s->body_end, u1), s->local);
             dfm_v3 xp = dfm_v3_load(v->x + 3 * p);
             float one = 1.0f;
-            if (dfm_xpbd_contact_sdf(&s->geom, pose, &xp, &one, 1, c->radius[o] + s->margin, (dfm_v3*)0) < 0.0f)
+            if (dfm_xpbd_contact_sdf(&s->geom, pose, &xp, &one, 1, c->rec.radius[o] + s->margin, (dfm_v3*)0) < 0.0f)
                 return 1;
         }
     }
@@ -147,12 +147,12 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
     int32_t n_rec = *c->count < c->capacity ? *c->count : c->capacity;
     float deepest = 0.0f;
     for (int32_t k = 0; k < n_rec; ++k) {
-        const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+        const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
         float W = 0.0f, sw = 0.0f;
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c->corners[3 * k + j];
+            int32_t p = c->rec.corners[3 * k + j];
             if (p < 0) continue;
-            float w = c->bary[3 * k + j];
+            float w = c->rec.bary[3 * k + j];
             W += w * w * v->inv_mass[p];
             if (v->inv_mass[p] > 0.0f) sw += w;
         }
@@ -163,15 +163,15 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
         dfm_xform body1 = dfm_xform_lerp(s->body_start, s->body_end, u1);
         dfm_xform pose0 = dfm_xform_mul(body0, s->local), pose1 = dfm_xform_mul(body1, s->local);
         dfm_v3 origin = body1.t;
-        float r = c->radius[k] + s->margin;
+        float r = c->rec.radius[k] + s->margin;
         dfm_v3 xs[3];
         float ws[3];
         int nc = 0;
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c->corners[3 * k + j];
+            int32_t p = c->rec.corners[3 * k + j];
             if (p < 0) continue;
             xs[nc] = dfm_v3_load(v->x + 3 * p);
-            ws[nc++] = c->bary[3 * k + j];
+            ws[nc++] = c->rec.bary[3 * k + j];
         }
         dfm_v3 n;
         float C = dfm_xpbd_contact_sdf(&s->geom, pose1, xs, ws, nc, r, &n);
@@ -188,9 +188,9 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
         float dl = fmaxf(dfm_xpbd_dlambda(C, W, dn, alpha, beta, h), 0.0f);
         if (!isfinite(dl)) continue;
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c->corners[3 * k + j];
+            int32_t p = c->rec.corners[3 * k + j];
             if (p < 0 || v->inv_mass[p] == 0.0f) continue;
-            move(v, p, dfm_v3_scale(n, v->inv_mass[p] * c->bary[3 * k + j] * dl));
+            move(v, p, dfm_v3_scale(n, v->inv_mass[p] * c->rec.bary[3 * k + j] * dl));
         }
         dfm_v3 impulse = dfm_v3_scale(n, dl * sw / h);
         /* Friction (position level, Coulomb): cancel the contact point's tangential motion
@@ -203,9 +203,9 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
             if (ul > 0.0f) {
                 dfm_v3 corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
                 for (int j = 0; j < 3; ++j) {
-                    int32_t p = c->corners[3 * k + j];
+                    int32_t p = c->rec.corners[3 * k + j];
                     if (p < 0 || v->inv_mass[p] == 0.0f) continue;
-                    move(v, p, dfm_v3_scale(corr, -v->inv_mass[p] * c->bary[3 * k + j] / W));
+                    move(v, p, dfm_v3_scale(corr, -v->inv_mass[p] * c->rec.bary[3 * k + j] / W));
                 }
                 impulse = dfm_v3_madd(impulse, corr, -sw / (W * h));
             }
@@ -218,7 +218,7 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
         particle_impulse[2] += (double)impulse.z;
         dfm_v3 fr = dfm_v3_neg(impulse);
         dfm_v3 tr = dfm_v3_cross(dfm_v3_sub(b1, origin), fr);
-        double* imp = shape_impulse + 6 * (size_t)c->shape[k];
+        double* imp = shape_impulse + 6 * (size_t)c->rec.shape[k];
         imp[0] += (double)fr.x;
         imp[1] += (double)fr.y;
         imp[2] += (double)fr.z;

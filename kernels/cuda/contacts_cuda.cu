@@ -31,6 +31,7 @@
 #include "contact_sheet.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
+#include "model_arrays.h"
 
 #define BLOCK 256
 
@@ -76,21 +77,10 @@ __global__ void flag_kernel(const int32_t* cand_record, int32_t* flag, int64_t t
 /// Deterministic compaction, 2: record of candidate g moves to slot[g] (candidate order, the
 /// CPU's order); on overflow the first `capacity` in candidate order are kept, as on the CPU.
 __global__ void permute_kernel(const int32_t* cand_record, const int32_t* flag, const int32_t* slot, int64_t total,
-                               int32_t capacity, dfm_cuda_records src, dfm_cuda_records dst) {
+                               int32_t capacity, dfm_contact_records src, dfm_contact_records dst) {
     int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= total || !flag[g] || slot[g] >= capacity) return;
-    int32_t k = cand_record[g], j = slot[g];
-    for (int a = 0; a < 3; ++a) {
-        dst.corners[3 * j + a] = src.corners[3 * k + a];
-        dst.bary[3 * j + a] = src.bary[3 * k + a];
-        dst.normal[3 * j + a] = src.normal[3 * k + a];
-        dst.body_point[3 * j + a] = src.body_point[3 * k + a];
-    }
-    dst.shape[j] = src.shape[k];
-    dst.candidate[j] = src.candidate[k];
-    dst.radius[j] = src.radius[k];
-    dst.pen0[j] = src.pen0[k];
-    dst.penalty[j] = src.penalty[k];
+    dfm_contact_records_copy(dst, slot[g], src, cand_record[g], 1);
 }
 
 // ---- lists --------------------------------------------------------------------------------------
@@ -102,7 +92,7 @@ __global__ void lists_atomic_kernel(dfm_contact_view c, int full) {
     int32_t n = 3 * (full ? c.capacity : active_records(c)), active = 3 * active_records(c);
     for (int32_t node = blockIdx.x * blockDim.x + threadIdx.x; node < n; node += gridDim.x * blockDim.x) {
         if (node >= active) continue;
-        int32_t p = c.corners[node];
+        int32_t p = c.rec.corners[node];
         if (p < 0) continue;
         c.next[node] = atomicExch(&c.head[p], node);
     }
@@ -112,7 +102,7 @@ __global__ void lists_atomic_kernel(dfm_contact_view c, int full) {
 __global__ void lists_count_kernel(dfm_contact_view c, int32_t* count) {
     int32_t n = 3 * active_records(c);
     for (int32_t node = blockIdx.x * blockDim.x + threadIdx.x; node < n; node += gridDim.x * blockDim.x) {
-        int32_t p = c.corners[node];
+        int32_t p = c.rec.corners[node];
         if (p >= 0) atomicAdd(&count[p], 1);
     }
 }
@@ -121,7 +111,7 @@ __global__ void lists_count_kernel(dfm_contact_view c, int32_t* count) {
 __global__ void lists_fill_kernel(dfm_contact_view c, const int32_t* offset, int32_t* fill, int32_t* items) {
     int32_t n = 3 * active_records(c);
     for (int32_t node = blockIdx.x * blockDim.x + threadIdx.x; node < n; node += gridDim.x * blockDim.x) {
-        int32_t p = c.corners[node];
+        int32_t p = c.rec.corners[node];
         if (p >= 0) items[offset[p] + atomicAdd(&fill[p], 1)] = node;
     }
 }
@@ -171,7 +161,7 @@ __global__ void scatter_kernel(dfm_contact_view c, const float* d, float h, cons
     for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
         int any = 0;
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c.corners[3 * k + j];
+            int32_t p = c.rec.corners[3 * k + j];
             any |= p >= 0 && particle_color[p] == color;
         }
         if (!any) continue;
@@ -179,9 +169,9 @@ __global__ void scatter_kernel(dfm_contact_view c, const float* d, float h, cons
         dfm_m33 H;
         dfm_contact_point_force(&c, d, h, k, &f, &H);
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c.corners[3 * k + j];
+            int32_t p = c.rec.corners[3 * k + j];
             if (p < 0 || particle_color[p] != color) continue;
-            float w = c.bary[3 * k + j];
+            float w = c.rec.bary[3 * k + j];
             atomicAdd(acc_f + 3 * p + 0, w * f.x);
             atomicAdd(acc_f + 3 * p + 1, w * f.y);
             atomicAdd(acc_f + 3 * p + 2, w * f.z);
@@ -254,7 +244,7 @@ __global__ void wrench_atomic_kernel(dfm_contact_view c, const float* d, const f
         if (k >= active) continue;
         dfm_v3 fp, fr, tr;
         dfm_contact_record_wrench(&c, d, node_part, k, &fp, &fr, &tr);
-        double* imp = shape_impulse + 6 * c.shape[k];
+        double* imp = shape_impulse + 6 * c.rec.shape[k];
         atomicAdd(imp + 0, (double)fr.x * h);
         atomicAdd(imp + 1, (double)fr.y * h);
         atomicAdd(imp + 2, (double)fr.z * h);
@@ -275,9 +265,9 @@ __global__ void wrench_store_kernel(dfm_contact_view c, const float* d, const fl
         dfm_contact_record_wrench(&c, d, node_part, k, &fp, &fr, &tr);
         dfm_v3_store(fr, wrench + 6 * k);
         dfm_v3_store(tr, wrench + 6 * k + 3);
-        int32_t s = c.shape[k], kind = dfm_contact_kind_index(&c, k), run = kind * shapes + s;
-        if (k == 0 || c.shape[k - 1] != s || dfm_contact_kind_index(&c, k - 1) != kind) run_begin[run] = k;
-        if (k == n - 1 || c.shape[k + 1] != s || dfm_contact_kind_index(&c, k + 1) != kind) run_end[run] = k + 1;
+        int32_t s = c.rec.shape[k], kind = dfm_contact_kind_index(&c, k), run = kind * shapes + s;
+        if (k == 0 || c.rec.shape[k - 1] != s || dfm_contact_kind_index(&c, k - 1) != kind) run_begin[run] = k;
+        if (k == n - 1 || c.rec.shape[k + 1] != s || dfm_contact_kind_index(&c, k + 1) != kind) run_end[run] = k + 1;
     }
 }
 
@@ -389,18 +379,13 @@ static int dev_alloc(dfm_cuda_contacts* c, T** dst, int64_t count, const void* s
     return 0;
 }
 
-static int alloc_records(dfm_cuda_contacts* c, dfm_cuda_records* r, int64_t cap, cudaStream_t st, char* err,
+/// Device arrays for `cap` records (every field of DFM_CONTACT_RECORD_FIELDS), tracked for freeing.
+static int alloc_records(dfm_cuda_contacts* c, dfm_contact_records* r, int64_t cap, cudaStream_t st, char* err,
                          size_t err_size) {
     int e = 0;
-    e = e ? e : dev_alloc(c, &r->corners, 3 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->shape, cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->candidate, cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->bary, 3 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->normal, 3 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->body_point, 3 * cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->radius, cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->pen0, cap, NULL, st, err, err_size);
-    e = e ? e : dev_alloc(c, &r->penalty, cap, NULL, st, err, err_size);
+#define ALLOC(type, name, width) e = e ? e : dev_alloc(c, &r->name, (width)*cap, NULL, st, err, err_size);
+    DFM_CONTACT_RECORD_FIELDS(ALLOC)
+#undef ALLOC
     return e;
 }
 
@@ -448,9 +433,11 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
         e = dev_alloc(c, &p, cells, g->grid.values, st, err, err_size);
         c->grid_values[s] = p;
     }
-    e = e ? e : dev_alloc(c, &c->feat_particles, d->feat_particle_count, d->feat_particles, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->feat_edges, 2 * (int64_t)d->feat_edge_count, d->feat_edges, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->feat_faces, 3 * (int64_t)d->feat_face_count, d->feat_faces, st, err, err_size);
+    /* d->name: host arrays; c->name: device arrays */
+#define FEATURE_ROW(type, name, count, width) \
+    e = e ? e : dev_alloc(c, &c->name, (width) * (int64_t)d->count, d->name, st, err, err_size);
+    DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
+#undef FEATURE_ROW
     e = e ? e
           : dev_alloc(c, &c->cand_particle, 2 * (int64_t)d->cand_particle_count, d->cand_particle, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->cand_edge, 2 * (int64_t)d->cand_edge_count, d->cand_edge, st, err, err_size);
@@ -549,9 +536,9 @@ dfm_contact_view dfm_cuda_contacts_view(const dfm_cuda_contacts* c, int32_t s, f
     memset(&v, 0, sizeof(v));
     v.shape_count = c->shape_count;
     v.shapes = c->rt + (size_t)s * (size_t)c->shape_count;
-    v.feat_particles = c->feat_particles;
-    v.feat_edges = c->feat_edges;
-    v.feat_faces = c->feat_faces;
+#define FEATURE_ROW(type, name, count, width) v.name = c->name;
+    DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
+#undef FEATURE_ROW
     v.cand_particle_count = c->cand_particle_count;
     v.cand_edge_count = c->cand_edge_count;
     v.cand_face_count = c->cand_face_count;
@@ -560,15 +547,7 @@ dfm_contact_view dfm_cuda_contacts_view(const dfm_cuda_contacts* c, int32_t s, f
     v.cand_face = c->cand_face;
     v.capacity = c->capacity;
     v.count = c->counters + s;
-    v.corners = c->rec.corners;
-    v.bary = c->rec.bary;
-    v.shape = c->rec.shape;
-    v.candidate = c->rec.candidate;
-    v.normal = c->rec.normal;
-    v.body_point = c->rec.body_point;
-    v.radius = c->rec.radius;
-    v.pen0 = c->rec.pen0;
-    v.penalty = c->rec.penalty;
+    v.rec = c->rec;
     v.head = c->head;
     v.next = c->next;
     v.penalty_beta = penalty_beta;
@@ -598,15 +577,7 @@ int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cu
     in.h = a->vbd.h;
     dfm_contact_view dv = v;
     if (a->deterministic) {
-        dv.corners = c->raw.corners;
-        dv.bary = c->raw.bary;
-        dv.shape = c->raw.shape;
-        dv.candidate = c->raw.candidate;
-        dv.normal = c->raw.normal;
-        dv.body_point = c->raw.body_point;
-        dv.radius = c->raw.radius;
-        dv.pen0 = c->raw.pen0;
-        dv.penalty = c->raw.penalty;
+        dv.rec = c->raw;
         dv.cand_record = c->cand_record;
         dv.capacity = (int32_t)c->cand_total; /* one scratch record per candidate */
     }

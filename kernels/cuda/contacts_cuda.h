@@ -15,12 +15,6 @@
 /// Step counters after the per-advance emitted counts: kinds[3], max penetration, max residual.
 #define DFM_CUDA_COUNTER_TAIL 5
 
-/// Record arrays (one set written by detection, one canonical set in deterministic mode).
-struct dfm_cuda_records {
-    int32_t *corners, *shape, *candidate;
-    float *bary, *normal, *body_point, *radius, *pen0, *penalty;
-};
-
 /// Device side of the contact pipeline of one world.
 struct dfm_cuda_contacts {
     int32_t shape_count, capacity, particle_count;
@@ -34,9 +28,9 @@ struct dfm_cuda_contacts {
     const float** grid_values; ///< Host array: device copy of each shape's SDF grid (NULL if none).
     /* topology */
     int32_t *feat_particles, *feat_edges, *feat_faces, *cand_particle, *cand_edge, *cand_face;
-    dfm_cuda_records rec;                         ///< Canonical records (what every pass after detection reads).
+    dfm_contact_records rec;                      ///< Canonical records (what every pass after detection reads).
     int deterministic;                            ///< The deterministic-mode buffers below exist.
-    dfm_cuda_records raw;                         ///< Deterministic mode: detection's output, compacted into rec.
+    dfm_contact_records raw;                      ///< Deterministic mode: detection's output, compacted into rec.
     int32_t *cand_record, *cand_flag, *cand_slot; ///< Deterministic compaction, per candidate.
     int32_t *head, *next;
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.

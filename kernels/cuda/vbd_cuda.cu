@@ -19,6 +19,7 @@
 #include "contact_response.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
+#include "model_arrays.h"
 #include "vbd_cuda_api.h"
 #include "vbd_particle.h"
 
@@ -39,15 +40,16 @@ struct dfm_cuda_backend {
     int own_stream;
     dfm_vbd_view view; ///< Device pointers.
     int32_t color_count;
-    int32_t* color_offsets;   ///< Host copy (launch bounds per color).
-    int32_t* color_particles; ///< Device.
-    int32_t* particle_color;  ///< Device: color of each particle (legacy scatter).
+    int32_t* color_offsets; ///< Host copy (launch bounds per color).
     int32_t body_count;
-    int32_t* body_offsets;  ///< Device, body_count + 1.
-    int32_t* particle_body; ///< Device.
-    float* residual;        ///< Device scratch, 3 per particle (reactions).
-    float* body_extra;      ///< Device scratch, 3 per body (reactions).
-    void* allocations[64];  ///< Everything cudaMalloc'ed for the model.
+    int32_t* body_offsets; ///< Device, body_count + 1.
+    /* device copies of the rows of DFM_MODEL_DEVICE_ARRAYS (model_arrays.h) */
+    int32_t* color_particles; ///< Particles grouped by color.
+    int32_t* particle_color;  ///< Color of each particle (legacy scatter).
+    int32_t* particle_body;   ///< Body of each particle.
+    float* residual;          ///< Device scratch, 3 per particle (reactions).
+    float* body_extra;        ///< Device scratch, 3 per body (reactions).
+    void* allocations[64];    ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
     dfm_cuda_contacts contacts; ///< Contact pipeline buffers (shape_count 0 = none).
     int tet_only;               ///< The model has tets and no active triangle or hinge material.
@@ -241,9 +243,10 @@ static void free_model(dfm_cuda_backend* b) {
     b->model_bytes = 0;
     free(b->color_offsets);
     b->color_offsets = NULL;
-    b->color_particles = NULL;
-    b->particle_color = NULL;
-    b->body_offsets = b->particle_body = NULL;
+#define NULL_ROW(type, name, count, width) b->name = NULL;
+    DFM_MODEL_DEVICE_ARRAYS(NULL_ROW)
+#undef NULL_ROW
+    b->body_offsets = NULL;
     b->residual = b->body_extra = NULL;
     b->backup = NULL;
     b->bad_index = NULL;
@@ -278,15 +281,17 @@ static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes
     return 0;
 }
 
-#define UP(field, count, type)                                                            \
-    do {                                                                                  \
-        void* p_ = NULL;                                                                  \
-        int r_ = upload(b, &p_, h->field, (size_t)(count) * sizeof(type), err, err_size); \
-        if (r_) {                                                                         \
-            free_model(b);                                                                \
-            return r_;                                                                    \
-        }                                                                                 \
-        v->field = (type*)p_;                                                             \
+/// Uploads `count` items of `type` from the host array `src` into a new device array, stored in
+/// `dst` (on failure: free_model and return).
+#define UP(dst, src, count, type)                                                      \
+    do {                                                                               \
+        void* p_ = NULL;                                                               \
+        int r_ = upload(b, &p_, (src), (size_t)(count) * sizeof(type), err, err_size); \
+        if (r_) {                                                                      \
+            free_model(b);                                                             \
+            return r_;                                                                 \
+        }                                                                              \
+        (dst) = (type*)p_;                                                             \
     } while (0)
 
 extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t err_size) {
@@ -378,76 +383,41 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     free_model(b);
     const dfm_vbd_view* h = desc->host;
     dfm_vbd_view* v = &b->view;
-    const int32_t n = h->particle_count, T = desc->tri_count, E = desc->edge_count, K = desc->tet_count;
-    v->particle_count = n;
-    UP(mass, n, const float);
-    UP(drag, n, const float);
-    UP(radius, n, const float);
-    UP(mode, n, const uint8_t);
-    UP(x, 3 * n, float);
-    UP(v, 3 * n, float);
-    UP(x_prev, 3 * n, float);
-    UP(d, 3 * n, float);
-    UP(y, 3 * n, float);
-    UP(kin_start, 3 * n, const float);
-    UP(kin_target, 3 * n, const float);
-    v->edge_count = E;
-    UP(tris, 3 * T, const int32_t);
-    UP(tri_dinv, 4 * T, const float);
-    UP(tri_area, T, const float);
-    UP(tri_material, 3 * T, const float);
-    UP(edges, 4 * E, const int32_t);
-    UP(edge_rest_angle, E, const float);
-    UP(edge_rest_length, E, const float);
-    UP(edge_material, 2 * E, const float);
-    UP(edge_start_angle, E, float);
-    UP(tets, 4 * K, const int32_t);
-    UP(tet_dminv, 9 * K, const float);
-    UP(tet_volume, K, const float);
-    UP(tet_material, 3 * K, const float);
-    UP(v_tri_offsets, n + 1, const int32_t);
-    UP(v_tri_items, 2 * h->v_tri_offsets[n], const int32_t);
-    UP(v_edge_offsets, n + 1, const int32_t);
-    UP(v_edge_items, 2 * h->v_edge_offsets[n], const int32_t);
-    UP(v_tet_offsets, n + 1, const int32_t);
-    UP(v_tet_items, 2 * h->v_tet_offsets[n], const int32_t);
+    /* the counts the table rows name (kernels/shared/model_arrays.h) */
+    const int32_t particle_count = h->particle_count, tri_count = desc->tri_count, edge_count = desc->edge_count,
+                  tet_count = desc->tet_count;
+    const int32_t n = particle_count;
+    v->particle_count = particle_count;
+    v->edge_count = edge_count;
+    /* h->name: host arrays; v->name and b->name: device arrays */
+#define VIEW_ROW(type, name, count, width) UP(v->name, h->name, (size_t)(count) * (width), type);
+    DFM_MODEL_VIEW_ARRAYS(VIEW_ROW)
+    DFM_STATE_ARRAYS(VIEW_ROW)
+#undef VIEW_ROW
+#define DEVICE_ROW(type, name, count, width) UP(b->name, desc->name, (size_t)(count) * (width), type);
+    DFM_MODEL_DEVICE_ARRAYS(DEVICE_ROW)
+#undef DEVICE_ROW
+    /* The adjacency CSR: offsets n + 1, items 2 per incidence (the offsets' last entry). */
+    UP(v->v_tri_offsets, h->v_tri_offsets, n + 1, int32_t);
+    UP(v->v_tri_items, h->v_tri_items, 2 * h->v_tri_offsets[n], int32_t);
+    UP(v->v_edge_offsets, h->v_edge_offsets, n + 1, int32_t);
+    UP(v->v_edge_items, h->v_edge_items, 2 * h->v_edge_offsets[n], int32_t);
+    UP(v->v_tet_offsets, h->v_tet_offsets, n + 1, int32_t);
+    UP(v->v_tet_items, h->v_tet_items, 2 * h->v_tet_offsets[n], int32_t);
     v->guess_normal = NULL;
     v->guess_gap = NULL;
     /* Tet-only eligibility, decided once from static model data (seed sec. 5). */
-    b->tet_only = K > 0;
-    for (int32_t t = 0; t < T && b->tet_only; ++t)
+    b->tet_only = tet_count > 0;
+    for (int32_t t = 0; t < tri_count && b->tet_only; ++t)
         if (h->tri_material[3 * t] > 0.0f || h->tri_material[3 * t + 1] > 0.0f) b->tet_only = 0;
-    for (int32_t e = 0; e < E && b->tet_only; ++e)
+    for (int32_t e = 0; e < edge_count && b->tet_only; ++e)
         if (h->edge_material[2 * e] > 0.0f) b->tet_only = 0;
-    void* cp = NULL;
-    int r = upload(b, &cp, desc->color_particles, (size_t)n * sizeof(int32_t), err, err_size);
-    if (r) {
-        free_model(b);
-        return r;
-    }
-    b->color_particles = (int32_t*)cp;
-    r = upload(b, &cp, desc->particle_color, (size_t)n * sizeof(int32_t), err, err_size);
-    if (r) {
-        free_model(b);
-        return r;
-    }
-    b->particle_color = (int32_t*)cp;
     b->body_count = desc->body_count;
-    const void* sources[4] = {desc->body_offsets, desc->particle_body, NULL, NULL};
-    const size_t sizes[4] = {((size_t)desc->body_count + 1u) * sizeof(int32_t), (size_t)n * sizeof(int32_t),
-                             3u * (size_t)n * sizeof(float), 3u * ((size_t)desc->body_count + 1u) * sizeof(float)};
-    void* dst[4] = {NULL, NULL, NULL, NULL};
-    for (int k = 0; k < 4; ++k) {
-        r = upload(b, &dst[k], sources[k], sizes[k], err, err_size);
-        if (r) {
-            free_model(b);
-            return r;
-        }
-    }
-    b->body_offsets = (int32_t*)dst[0];
-    b->particle_body = (int32_t*)dst[1];
-    b->residual = (float*)dst[2];
-    b->body_extra = (float*)dst[3];
+    UP(b->body_offsets, desc->body_offsets, (size_t)desc->body_count + 1u, int32_t);
+    /* The reactions' scratch (zero-filled). */
+    UP(b->residual, NULL, 3u * (size_t)n, float);
+    UP(b->body_extra, NULL, 3u * ((size_t)desc->body_count + 1u), float);
+    int r = 0;
     /* The non-finite guard: the step's rollback copy and its flag. */
     void* guard[2] = {NULL, NULL};
     const size_t guard_bytes[2] = {9u * (size_t)n * sizeof(float), 2u * sizeof(int32_t)};
@@ -509,14 +479,13 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
 
 extern "C" int dfm_cuda_backend_upload_state(dfm_cuda_backend* b, const dfm_vbd_view* h, char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
-    size_t n = (size_t)b->view.particle_count;
-    DFM_CUDA_TRY(cudaMemcpyAsync(b->view.x, h->x, 3 * n * sizeof(float), cudaMemcpyHostToDevice, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(b->view.v, h->v, 3 * n * sizeof(float), cudaMemcpyHostToDevice, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.mode, h->mode, n, cudaMemcpyHostToDevice, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_start, h->kin_start, 3 * n * sizeof(float), cudaMemcpyHostToDevice,
-                                 b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.kin_target, h->kin_target, 3 * n * sizeof(float),
+    const size_t particle_count = (size_t)b->view.particle_count;
+    /* b->view.name: device arrays; h->name: host arrays */
+#define KEPT_ROW(type, name, count, width)                                                       \
+    DFM_CUDA_TRY(cudaMemcpyAsync((void*)b->view.name, h->name, (count) * (width) * sizeof(type), \
                                  cudaMemcpyHostToDevice, b->stream));
+    DFM_STATE_KEPT_ARRAYS(KEPT_ROW)
+#undef KEPT_ROW
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
     return 0;
 }
@@ -920,20 +889,19 @@ extern "C" int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t subst
     return 0;
 }
 
-extern "C" int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, int32_t* corners, float* bary,
-                                                  int32_t* shape, float* normal, float* body_point, float* record_force,
-                                                  float* node_friction, char* err, size_t err_size) {
+extern "C" int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, const dfm_contact_records* host,
+                                                  float* record_force, float* node_friction, char* err,
+                                                  size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
     const dfm_cuda_contacts* c = &b->contacts;
     if (count <= 0 || c->shape_count == 0) return 0;
     if (count > c->capacity) count = c->capacity;
     const size_t n = (size_t)count;
-    DFM_CUDA_TRY(cudaMemcpyAsync(corners, c->rec.corners, 3 * n * sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(bary, c->rec.bary, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(shape, c->rec.shape, n * sizeof(int32_t), cudaMemcpyDeviceToHost, b->stream));
-    DFM_CUDA_TRY(cudaMemcpyAsync(normal, c->rec.normal, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
-    DFM_CUDA_TRY(
-        cudaMemcpyAsync(body_point, c->rec.body_point, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
+    /* host->name: host arrays; c->rec.name: device arrays */
+#define DOWN(type, name, width) \
+    DFM_CUDA_TRY(cudaMemcpyAsync(host->name, c->rec.name, (width)*n * sizeof(type), cudaMemcpyDeviceToHost, b->stream));
+    DFM_CONTACT_RECORD_FIELDS(DOWN)
+#undef DOWN
     DFM_CUDA_TRY(
         cudaMemcpyAsync(record_force, c->record_force, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, b->stream));
     DFM_CUDA_TRY(

@@ -20,18 +20,19 @@ extern "C" {
 /// Opaque device-side mirror of one world.
 typedef struct dfm_cuda_backend dfm_cuda_backend;
 
-/// What the backend copies at a model upload: host arrays (model and state, through `host`) and
-/// the counts the view does not carry.
+/// What the backend copies at a model upload: host arrays (model and state, through `host`), the
+/// counts the view does not carry, the color and body offsets and the rows of
+/// DFM_MODEL_DEVICE_ARRAYS (kernels/shared/model_arrays.h), particle_count items each.
 typedef struct dfm_cuda_model_desc {
     const dfm_vbd_view* host; ///< Host arrays; h and gravity are ignored.
     int32_t tri_count, edge_count, tet_count;
     int32_t color_count;
     const int32_t* color_offsets;   ///< color_count + 1.
-    const int32_t* color_particles; ///< particle_count.
-    const int32_t* particle_color;  ///< particle_count: color of each particle.
+    const int32_t* color_particles; ///< Particles grouped by color.
+    const int32_t* particle_color;  ///< Color of each particle.
     int32_t body_count;             ///< Bodies (contiguous particle ranges).
     const int32_t* body_offsets;    ///< body_count + 1.
-    const int32_t* particle_body;   ///< particle_count: body of each particle.
+    const int32_t* particle_body;   ///< Body of each particle.
 } dfm_cuda_model_desc;
 
 /// Creates a backend on CUDA device `device` using `stream` (a cudaStream_t, NULL = a stream of
@@ -107,6 +108,12 @@ typedef struct dfm_cuda_step_results {
 int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t substeps, dfm_shape_rt** out, char* err,
                                    size_t err_size);
 
+/// Copies the first `count` contact records of the last advance (every record field) into the
+/// host arrays of `host` (room for `count` records each), and their record_force (3 per record)
+/// and node_friction (9 per record); returns 0 or a DFM_ERROR_* with `err` saying why.
+int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, const dfm_contact_records* host,
+                                       float* record_force, float* node_friction, char* err, size_t err_size);
+
 /// Runs one step: `substeps` advances of dt/substeps with `iterations` sweeps over the colors,
 /// with the contact pipeline when contacts were uploaded, then moves kinematic targets into their
 /// start. Unless DFM_DISABLE_GRAPH_CAPTURE is set, the whole step is captured once into a CUDA
@@ -114,13 +121,6 @@ int dfm_cuda_backend_shape_staging(dfm_cuda_backend* b, int32_t substeps, dfm_sh
 /// model or contacts, change; a change of contact counts needs none). One host-to-device copy
 /// of the shape records precedes the launch; the stream is synchronized once at the end, where
 /// `out` (may be NULL without contacts) is filled.
-/// Copies the first `count` contact records of the last advance to the host arrays given
-/// (corners, bary, normal, body_point and record_force 3 per record, shape 1, node_friction 9);
-/// returns 0 or a DFM_ERROR_* with `err` saying why.
-int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, int32_t* corners, float* bary,
-                                       int32_t* shape, float* normal, float* body_point, float* record_force,
-                                       float* node_friction, char* err, size_t err_size);
-
 int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* desc, dfm_cuda_step_results* out, char* err,
                           size_t err_size);
 

@@ -78,16 +78,11 @@ int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_desc* d, dfm_
     return unavailable(err, n);
 }
 
-int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, int32_t* corners, float* bary,
-                                       int32_t* shape, float* normal, float* body_point, float* record_force,
-                                       float* node_friction, char* err, size_t n) {
+int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, const dfm_contact_records* host,
+                                       float* record_force, float* node_friction, char* err, size_t n) {
     (void)b;
     (void)count;
-    (void)corners;
-    (void)bary;
-    (void)shape;
-    (void)normal;
-    (void)body_point;
+    (void)host;
     (void)record_force;
     (void)node_friction;
     return unavailable(err, n);

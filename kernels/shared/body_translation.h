@@ -71,12 +71,12 @@ DFM_HD void dfm_body_inertia(const dfm_vbd_view* v, int32_t first, int32_t end, 
 /// Record k frozen at the current displacements d.
 DFM_HD dfm_body_record dfm_body_make_record(const dfm_contact_view* c, const float* d, int32_t k) {
     const dfm_contact_geom g = dfm_contact_geometry(c, d, k);
-    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
     dfm_body_record r;
     r.n = g.n;
     r.D = g.D;
     r.pen = g.pen;
-    r.kp = c->penalty[k];
+    r.kp = c->rec.penalty[k];
     r.kd = s->kd;
     r.mu = s->mu;
     return r;

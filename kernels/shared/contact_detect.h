@@ -68,20 +68,20 @@ DFM_HD void dfm_contact_emit(const dfm_contact_view* c, int32_t cand, int32_t sh
     int32_t k = DFM_COUNTER_BUMP(c->count);
     if (c->cand_record) c->cand_record[cand] = k;
     if (k >= c->capacity) return;
-    c->corners[3 * k + 0] = c0;
-    c->corners[3 * k + 1] = c1;
-    c->corners[3 * k + 2] = c2;
-    c->bary[3 * k + 0] = w0;
-    c->bary[3 * k + 1] = w1;
-    c->bary[3 * k + 2] = w2;
-    c->shape[k] = shape;
-    c->candidate[k] = cand;
-    dfm_v3_store(n_world, c->normal + 3 * k);
-    dfm_v3_store(body_point, c->body_point + 3 * k);
-    c->radius[k] = radius;
-    c->pen0[k] = pen0;
+    c->rec.corners[3 * k + 0] = c0;
+    c->rec.corners[3 * k + 1] = c1;
+    c->rec.corners[3 * k + 2] = c2;
+    c->rec.bary[3 * k + 0] = w0;
+    c->rec.bary[3 * k + 1] = w1;
+    c->rec.bary[3 * k + 2] = w2;
+    c->rec.shape[k] = shape;
+    c->rec.candidate[k] = cand;
+    dfm_v3_store(n_world, c->rec.normal + 3 * k);
+    dfm_v3_store(body_point, c->rec.body_point + 3 * k);
+    c->rec.radius[k] = radius;
+    c->rec.pen0[k] = pen0;
     float ke = c->shapes[shape].ke;
-    c->penalty[k] = c->penalty_beta > 0.0f ? dfm_fminf(c->penalty_start, ke) : ke;
+    c->rec.penalty[k] = c->penalty_beta > 0.0f ? dfm_fminf(c->penalty_start, ke) : ke;
 }
 
 /// Signed distance (and gradient if asked) honouring the split-evaluator switch.

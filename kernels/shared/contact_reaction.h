@@ -23,7 +23,7 @@
 
 /// Record kind index 0 particle, 1 edge, 2 face (from the corner padding).
 DFM_HD int dfm_contact_kind_index(const dfm_contact_view* c, int32_t k) {
-    return c->corners[3 * k + 1] < 0 ? 0 : (c->corners[3 * k + 2] < 0 ? 1 : 2);
+    return c->rec.corners[3 * k + 1] < 0 ? 0 : (c->rec.corners[3 * k + 2] < 0 ? 1 : 2);
 }
 
 /// Pass 1: stores record k's force at the final iterate (3 floats at record_force + 3k) and
@@ -52,7 +52,7 @@ DFM_HD void dfm_contact_particle_residual(const dfm_vbd_view* v, int32_t i, floa
 /// 3 floats per node; NULL or unused when the projection is off).
 DFM_HD dfm_v3 dfm_contact_node_force(const dfm_contact_view* c, const float* record_force, const float* node_friction,
                                      int32_t node) {
-    dfm_v3 q = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->bary[node]);
+    dfm_v3 q = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->rec.bary[node]);
     if (node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION))
         q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
     return q;
@@ -75,7 +75,7 @@ DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view
         for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
             dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
             R = dfm_v3_add(R, q);
-            if (!c->shapes[c->shape[node / 3]].coupled) S += dfm_v3_len(q); /* coupled bodies take no share */
+            if (!c->shapes[c->rec.shape[node / 3]].coupled) S += dfm_v3_len(q); /* coupled bodies take no share */
         }
     }
     dfm_v3_store(S > 0.0f ? dfm_v3_scale(dfm_v3_sub(P, R), 1.0f / S) : dfm_v3_zero(), extra);
@@ -96,12 +96,12 @@ DFM_HD void dfm_contact_reaction_particle(const dfm_contact_view* c, const dfm_v
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
         dfm_v3 part;
         if (v->mode[i] != 0) {
-            part = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->bary[node]);
-        } else if (c->shapes[c->shape[node / 3]].coupled) { /* it feels what its record applied */
+            part = dfm_v3_scale(dfm_v3_load(record_force + 3 * (node / 3)), c->rec.bary[node]);
+        } else if (c->shapes[c->rec.shape[node / 3]].coupled) { /* it feels what its record applied */
             part = dfm_contact_node_force(c, record_force, node_friction, node);
         } else {
             dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
-            dfm_v3 n = dfm_v3_load(c->normal + 3 * (node / 3));
+            dfm_v3 n = dfm_v3_load(c->rec.normal + 3 * (node / 3));
             part = dfm_v3_madd(q, extra, dfm_v3_len(q));
             float pn = dfm_v3_dot(n, part);
             if (pn < 0.0f) part = dfm_v3_madd(part, n, -pn);
@@ -120,7 +120,7 @@ DFM_HD float dfm_contact_local_residual(const dfm_contact_view* c, const dfm_vbd
     if (v->mode[i] != 0) return 0.0f;
     dfm_v3 r = dfm_v3_load(residual + 3 * i);
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
-        r = dfm_v3_madd(r, dfm_v3_load(record_force + 3 * (node / 3)), -c->bary[node]);
+        r = dfm_v3_madd(r, dfm_v3_load(record_force + 3 * (node / 3)), -c->rec.bary[node]);
         if (node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION))
             r = dfm_v3_sub(r, dfm_v3_load(node_friction + 3 * node));
     }
@@ -134,8 +134,8 @@ DFM_HD void dfm_contact_record_wrench(const dfm_contact_view* c, const float* d,
                                       dfm_v3* on_particles, dfm_v3* on_shape, dfm_v3* torque) {
     dfm_v3 f = dfm_v3_zero();
     for (int j = 0; j < 3; ++j)
-        if (c->corners[3 * k + j] >= 0) f = dfm_v3_add(f, dfm_v3_load(node_part + 3 * (3 * k + j)));
-    const dfm_shape_rt* sh = &c->shapes[c->shape[k]];
+        if (c->rec.corners[3 * k + j] >= 0) f = dfm_v3_add(f, dfm_v3_load(node_part + 3 * (3 * k + j)));
+    const dfm_shape_rt* sh = &c->shapes[c->rec.shape[k]];
     dfm_v3 b = dfm_contact_geometry(c, d, k).b;
     *on_particles = f;
     *on_shape = dfm_v3_neg(f);

@@ -41,17 +41,17 @@ DFM_HD dfm_contact_geom dfm_contact_geometry(const dfm_contact_view* c, const fl
     dfm_contact_geom g;
     dfm_v3 dc = dfm_v3_zero();
     for (int j = 0; j < 3; ++j) {
-        int32_t p = c->corners[3 * k + j];
-        if (p >= 0) dc = dfm_v3_madd(dc, dfm_v3_load(d + 3 * p), c->bary[3 * k + j]);
+        int32_t p = c->rec.corners[3 * k + j];
+        if (p >= 0) dc = dfm_v3_madd(dc, dfm_v3_load(d + 3 * p), c->rec.bary[3 * k + j]);
     }
-    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
-    dfm_v3 bp = dfm_v3_load(c->body_point + 3 * k);
+    const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
+    dfm_v3 bp = dfm_v3_load(c->rec.body_point + 3 * k);
     dfm_v3 db = dfm_v3_add(dfm_v3_sub(s->body_end.t, s->body_start.t),
                            dfm_v3_sub(dfm_quat_rotate(s->body_end.q, bp), dfm_quat_rotate(s->body_start.q, bp)));
     g.D = dfm_v3_sub(dc, db);
     g.b = dfm_xform_point(s->body_end, bp);
-    g.n = dfm_v3_load(c->normal + 3 * k);
-    g.pen = c->pen0[k] - dfm_v3_dot(g.n, g.D);
+    g.n = dfm_v3_load(c->rec.normal + 3 * k);
+    g.pen = c->rec.pen0[k] - dfm_v3_dot(g.n, g.D);
     return g;
 }
 
@@ -62,8 +62,8 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, f
     dfm_v3 f = dfm_v3_zero();
     dfm_m33 H = dfm_m33_zero();
     if (g.pen > 0.0f) {
-        const dfm_shape_rt* s = &c->shapes[c->shape[k]];
-        float kp = c->penalty[k];
+        const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
+        float kp = c->rec.penalty[k];
         float fn = kp * g.pen;
         f = dfm_v3_scale(g.n, fn);
         H = dfm_m33_add_outer(H, g.n, g.n, kp);
@@ -90,8 +90,8 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, f
 /// AVBD penalty ramp of record k at the current iterate: k <- min(k + beta max(0, pen), ke).
 DFM_HD void dfm_contact_update_penalty(const dfm_contact_view* c, const float* d, int32_t k) {
     dfm_contact_geom g = dfm_contact_geometry(c, d, k);
-    float ke = c->shapes[c->shape[k]].ke;
-    c->penalty[k] = dfm_fminf(c->penalty[k] + c->penalty_beta * dfm_fmaxf(g.pen, 0.0f), ke);
+    float ke = c->shapes[c->rec.shape[k]].ke;
+    c->rec.penalty[k] = dfm_fminf(c->rec.penalty[k] + c->penalty_beta * dfm_fmaxf(g.pen, 0.0f), ke);
 }
 
 /// Contact force and Hessian on particle i from all records in its list (gather path).
@@ -100,7 +100,7 @@ DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* d, float 
     dfm_m33 Hs = dfm_m33_zero();
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
         int32_t k = node / 3, corner = node - 3 * k;
-        float w = c->bary[3 * k + corner];
+        float w = c->rec.bary[3 * k + corner];
         dfm_v3 fp;
         dfm_m33 Hp;
         dfm_contact_point_force(c, d, h, k, &fp, &Hp);
@@ -119,7 +119,7 @@ DFM_HD void dfm_contact_gather(const dfm_contact_view* c, const float* d, float 
 /// friction to apply. Reads only the record's corners' displacements.
 DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint8_t* mode, const float* d, float h,
                                            int32_t k, dfm_v3* corr, float* W_out) {
-    const dfm_shape_rt* s = &c->shapes[c->shape[k]];
+    const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
     if (!(s->mu > 0.0f)) return 0;
     /* An edge or face record whose corner already touches the same shape (penetrating particle
      * record) leaves friction to that record: at a shape's rim its lagged normal is
@@ -127,13 +127,14 @@ DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint
      * and ejected a pinched strip (measured: a 1 mm squeeze let the top row slip 9 mm; 0 now).
      * Records of features that touch the shape only between their vertices (a cloth over a thin
      * rod) keep their friction. */
-    if (c->corners[3 * k + 1] >= 0) {
+    if (c->rec.corners[3 * k + 1] >= 0) {
         for (int j = 0; j < 3; ++j) {
-            int32_t p = c->corners[3 * k + j];
+            int32_t p = c->rec.corners[3 * k + j];
             if (p < 0) continue;
             for (int32_t node = c->head[p]; node >= 0; node = c->next[node]) {
                 int32_t o = node / 3;
-                if (c->corners[3 * o + 1] < 0 && c->shape[o] == c->shape[k] && dfm_contact_geometry(c, d, o).pen > 0.0f)
+                if (c->rec.corners[3 * o + 1] < 0 && c->rec.shape[o] == c->rec.shape[k] &&
+                    dfm_contact_geometry(c, d, o).pen > 0.0f)
                     return 0;
             }
         }
@@ -142,14 +143,14 @@ DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint
     if (!(g.pen > 0.0f)) return 0;
     float W = 0.0f;
     for (int j = 0; j < 3; ++j) {
-        int32_t p = c->corners[3 * k + j];
-        if (p >= 0 && mode[p] == 0) W += c->bary[3 * k + j] * c->bary[3 * k + j] / c->particle_mass[p];
+        int32_t p = c->rec.corners[3 * k + j];
+        if (p >= 0 && mode[p] == 0) W += c->rec.bary[3 * k + j] * c->rec.bary[3 * k + j] / c->particle_mass[p];
     }
     if (!(W > 0.0f)) return 0;
     dfm_v3 u = dfm_v3_madd(g.D, g.n, -dfm_v3_dot(g.D, g.n));
-    float ul = dfm_v3_len(u), reach = s->mu * c->penalty[k] * g.pen * h * h * W;
+    float ul = dfm_v3_len(u), reach = s->mu * c->rec.penalty[k] * g.pen * h * h * W;
     /* The body-level solve decided this record's body slides: its friction is in the solve. */
-    if (c->particle_slides && c->particle_slides[c->corners[3 * k]]) return 0;
+    if (c->particle_slides && c->particle_slides[c->rec.corners[3 * k]]) return 0;
     *corr = ul <= reach ? u : dfm_v3_scale(u, reach / ul);
     *W_out = W;
     return 1;
@@ -175,7 +176,7 @@ DFM_HD dfm_v3 dfm_contact_friction_particle(const dfm_contact_view* c, const uin
         dfm_v3 corr, dx = dfm_v3_zero();
         float W;
         if (active && dfm_contact_friction_correction(c, mode, d, h, k, &corr, &W)) {
-            dx = dfm_v3_scale(corr, -(c->bary[node] / m) / W);
+            dx = dfm_v3_scale(corr, -(c->rec.bary[node] / m) / W);
             dfm_v3_store(dfm_v3_add(dfm_v3_load(x + 3 * i), dx), x + 3 * i);
             dfm_v3_store(dfm_v3_add(dfm_v3_load(d + 3 * i), dx), d + 3 * i);
             impulse = dfm_v3_madd(impulse, dx, m / h);
@@ -193,10 +194,10 @@ DFM_HD void dfm_contact_guess_particle(const dfm_contact_view* c, int32_t i, flo
     float best = 3.0e38f;
     for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
         int32_t k = node / 3;
-        float gap = dfm_fmaxf(-c->pen0[k], 0.0f);
-        if (c->bary[node] < 0.5f || gap >= best) continue;
+        float gap = dfm_fmaxf(-c->rec.pen0[k], 0.0f);
+        if (c->rec.bary[node] < 0.5f || gap >= best) continue;
         best = gap;
-        n = dfm_v3_load(c->normal + 3 * k);
+        n = dfm_v3_load(c->rec.normal + 3 * k);
     }
     dfm_v3_store(n, guess_normal + 3 * i);
     guess_gap[i] = best;

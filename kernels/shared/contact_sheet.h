@@ -38,19 +38,19 @@ DFM_HD dfm_v3 dfm_sheet_normal(const dfm_vbd_view* v, int32_t p) {
 DFM_HD void dfm_contact_sheet_record(const dfm_contact_view* c, const dfm_vbd_view* v, int32_t k) {
     dfm_v3 ns = dfm_v3_zero(); /* the corners' sheet normals, weighted like the contact point */
     for (int j = 0; j < 3; ++j) {
-        const int32_t p = c->corners[3 * k + j];
+        const int32_t p = c->rec.corners[3 * k + j];
         if (p < 0) continue;
         dfm_v3 nj = dfm_sheet_normal(v, p);
         if (dfm_v3_dot(nj, ns) < 0.0f) nj = dfm_v3_neg(nj); /* a fold: orient like the first corner */
-        ns = dfm_v3_madd(ns, nj, c->bary[3 * k + j]);
+        ns = dfm_v3_madd(ns, nj, c->rec.bary[3 * k + j]);
     }
     const float l = dfm_v3_len(ns);
     if (!(l > 0.0f)) return;
     ns = dfm_v3_scale(ns, 1.0f / l);
-    const dfm_v3 n = dfm_v3_load(c->normal + 3 * k);
+    const dfm_v3 n = dfm_v3_load(c->rec.normal + 3 * k);
     const float cs = dfm_v3_dot(n, ns);
     if (fabsf(cs) < DFM_SHEET_NORMAL_COS) return;
-    dfm_v3_store(cs > 0.0f ? ns : dfm_v3_neg(ns), c->normal + 3 * k);
+    dfm_v3_store(cs > 0.0f ? ns : dfm_v3_neg(ns), c->rec.normal + 3 * k);
 }
 
 #endif

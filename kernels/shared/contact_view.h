@@ -29,13 +29,55 @@ typedef struct dfm_shape_rt {
 /// Record kinds, implied by the -1 padding of the corners.
 enum { DFM_CONTACT_PARTICLE = 1, DFM_CONTACT_EDGE = 2, DFM_CONTACT_FACE = 3 };
 
-/// Everything detection and the contact response read and write.
 /// Internal bit of dfm_contact_view.flags (above the DFM_DISABLE_* bits): the world runs the
 /// body-level translation solve (DFM_FEATURE_BODY_TRANSLATION, kernels/shared/body_translation.h),
 /// so friction is in the solve (smoothed, dfm_contact_point_force) at both levels and the
 /// Coulomb projection only cancels the creep of records the solve left sticking.
 #define DFM_CONTACT_BODY_SOLVE (1u << 31)
 
+/// The fields of a contact record, one row each: X(type, name, width), `width` items of `type`
+/// per record. The one list behind dfm_contact_records and every allocation, copy and transfer
+/// of records (plugin/contacts_build.c on the host, kernels/cuda/contacts_cuda.cu on the device,
+/// dfm_cuda_backend_download_contacts between them).
+#define DFM_CONTACT_RECORD_FIELDS(X)                                                           \
+    X(int32_t, corners, 3)   /* Particle corners, -1 padded (1, 2 or 3: the record's kind). */ \
+    X(float, bary, 3)        /* Weight of each corner. */                                      \
+    X(int32_t, shape, 1)     /* Live shape index. */                                           \
+    X(int32_t, candidate, 1) /* Global candidate index. */                                     \
+    X(float, normal, 3)      /* World normal at detection. */                                  \
+    X(float, body_point, 3)  /* Surface point in the host body frame, m. */                    \
+    X(float, radius, 1)      /* Contact radius (max over corners), m. */                       \
+    X(float, pen0, 1)        /* Penetration at detection (radius + margin - distance), m. */   \
+    X(float, penalty, 1)     /* Current penalty stiffness, N/m. */
+
+/// Contact records as a structure of arrays: one array per row of DFM_CONTACT_RECORD_FIELDS,
+/// `width` items per record. Host arrays on the CPU, device arrays on CUDA.
+typedef struct dfm_contact_records {
+#define DFM_RECORD_MEMBER(type, name, width) type* name;
+    DFM_CONTACT_RECORD_FIELDS(DFM_RECORD_MEMBER)
+#undef DFM_RECORD_MEMBER
+} dfm_contact_records;
+
+/// The records of `r` from record `offset` on.
+DFM_HD dfm_contact_records dfm_contact_records_at(dfm_contact_records r, int64_t offset) {
+#define AT(type, name, width) r.name += (width)*offset;
+    DFM_CONTACT_RECORD_FIELDS(AT)
+#undef AT
+    return r;
+}
+
+/// Copies records [i, i + n) of `src` to records [j, j + n) of `dst` (same memory space, no
+/// overlap): on the host the parallel detection's chunks, on the device the deterministic
+/// compaction (one record per thread).
+DFM_HD void dfm_contact_records_copy(dfm_contact_records dst, int64_t j, dfm_contact_records src, int64_t i,
+                                     int64_t n) {
+#define COPY(type, name, width) \
+    for (int64_t q = 0; q < (width)*n; ++q) dst.name[(width)*j + q] = src.name[(width)*i + q];
+    DFM_CONTACT_RECORD_FIELDS(COPY)
+#undef COPY
+}
+
+/// Everything detection and the contact response read and write.
 typedef struct dfm_contact_view {
     /* shapes */
     int32_t shape_count;
@@ -53,15 +95,7 @@ typedef struct dfm_contact_view {
     /* records */
     int32_t capacity;
     int32_t* count;           ///< [1]: records emitted this advance (may exceed capacity).
-    int32_t* corners;         ///< 3 per record, -1 padded.
-    float* bary;              ///< 3 per record.
-    int32_t* shape;           ///< Shape index per record.
-    int32_t* candidate;       ///< Global candidate index per record.
-    float* normal;            ///< 3 per record: world normal at detection.
-    float* body_point;        ///< 3 per record: surface point in the host body frame.
-    float* radius;            ///< Contact radius per record (max over corners), m.
-    float* pen0;              ///< Penetration at detection (radius + margin - distance), m.
-    float* penalty;           ///< Current penalty stiffness per record, N/m.
+    dfm_contact_records rec;  ///< Room for `capacity` records.
     uint8_t* particle_slides; ///< Per particle: 1 = the body-level solve found its body sliding, so the
                               ///< Coulomb projection leaves its records alone; NULL = none.
     int32_t* cand_record;     ///< Optional, per candidate: slot its record went to (the CUDA

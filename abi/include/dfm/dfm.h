@@ -11,6 +11,7 @@
 #include "dfm_mesh.h"
 #include "dfm_shape.h"
 #include "dfm_coupling.h"
+#include "dfm_defaults.h"
 #include "dfm_solver.h"
 #include "dfm_api.h"
 

@@ -54,19 +54,6 @@ typedef struct dfm_shape_def {
     float mu;            ///< Coulomb friction coefficient (static = kinetic). Default 0.5.
 } dfm_shape_def;
 
-/// Default shape def (a unit sphere until type and dimensions are set).
-// clang-format off
-#define DFM_SHAPE_DEF_INIT                                                                                     \
-    {(uint32_t)sizeof(dfm_shape_def), DFM_SHAPE_SPHERE, -1, 0u, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 1.0f}, \
-     0.5f, 0.0f, {0.0f, 0.0f, 0.0f}, NULL, 0, NULL, 0, 0.0f, 0.0f, 0.005f, 1e4f, 10.0f, 0.5f}
-// clang-format on
-
-/// Returns the default shape def.
-static inline dfm_shape_def dfm_shape_def_default(void) {
-    dfm_shape_def d = DFM_SHAPE_DEF_INIT;
-    return d;
-}
-
 /// Per-tick state of a shape's host body, world frame. If aabb_min[0] > aabb_max[0], dfm computes
 /// the shape's world AABB itself from the pose. Within a step the shape moves from its previous
 /// pose to this one (the contact damping and friction see that motion); the velocities are

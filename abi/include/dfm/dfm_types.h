@@ -1,8 +1,8 @@
 /// @file dfm_types.h
-/// Definition structs (defs) passed to create calls, with their defaults.
+/// Definition structs (defs) passed to create calls; their defaults are in dfm_defaults.h.
 ///
 /// Every def starts with `struct_size`, which the caller sets to `sizeof` of the def as it was
-/// compiled (the *_INIT macros and dfm_*_def_default() functions do this). The library reads
+/// compiled (the dfm_*_def_default() functions of dfm_defaults.h do this). The library reads
 /// only the first `struct_size` bytes and uses its own defaults for fields the caller's header
 /// did not have. New fields are only ever appended. Initialize every def from its default:
 ///
@@ -114,19 +114,6 @@ enum {
 /// Largest |component| of a shape's angular velocity the world takes, rad/s.
 #define DFM_MAX_ANGULAR_SPEED 1.0e4f
 
-/// Default world def (positional aggregate so it is valid C and C++).
-// clang-format off
-#define DFM_WORLD_DEF_INIT \
-    {(uint32_t)sizeof(dfm_world_def), {0.0f, 0.0f, -9.81f}, 4, 10, 1, DFM_BACKEND_AUTO, 0, 0, NULL, NULL, DFM_LOG_WARNING, \
-     0, 0u, 0.0f, 1000.0f, 0, NULL, 0u}
-// clang-format on
-
-/// Returns the default world def with struct_size set by the caller's compiler.
-static inline dfm_world_def dfm_world_def_default(void) {
-    dfm_world_def d = DFM_WORLD_DEF_INIT;
-    return d;
-}
-
 /// A cloth (triangle-mesh) body. Cloth is simulated as a stable Neo-Hookean membrane on its
 /// triangles plus dihedral-angle bending on its interior edges.
 typedef struct dfm_cloth_def {
@@ -150,18 +137,6 @@ typedef struct dfm_cloth_def {
                                 ///< -air_drag * (its lumped area) * v. Damps swinging. Default 0.
 } dfm_cloth_def;
 
-/// Default cloth def.
-// clang-format off
-#define DFM_CLOTH_DEF_INIT \
-    {(uint32_t)sizeof(dfm_cloth_def), 0, NULL, 0, 0, NULL, 0, NULL, 0.2f, 2000.0f, 2000.0f, 0.01f, 1e-3f, 1e-5f, 0.002f, 0.0f}
-// clang-format on
-
-/// Returns the default cloth def.
-static inline dfm_cloth_def dfm_cloth_def_default(void) {
-    dfm_cloth_def d = DFM_CLOTH_DEF_INIT;
-    return d;
-}
-
 /// A volumetric soft body on a tetrahedral mesh (stable Neo-Hookean).
 typedef struct dfm_volume_def {
     uint32_t struct_size;       ///< sizeof(dfm_volume_def) as compiled by the caller.
@@ -178,18 +153,6 @@ typedef struct dfm_volume_def {
     float damping;              ///< Absolute strain-rate damping in Pa*s. Default 10.
     float contact_radius;       ///< Particle contact radius in m (used by contacts). Default 0.002.
 } dfm_volume_def;
-
-/// Default volume def.
-// clang-format off
-#define DFM_VOLUME_DEF_INIT \
-    {(uint32_t)sizeof(dfm_volume_def), 0, NULL, 0, 0, NULL, 0, NULL, 1000.0f, 1e5f, 1e6f, 10.0f, 0.002f}
-// clang-format on
-
-/// Returns the default volume def.
-static inline dfm_volume_def dfm_volume_def_default(void) {
-    dfm_volume_def d = DFM_VOLUME_DEF_INIT;
-    return d;
-}
 
 /// How a vertex moves.
 typedef enum dfm_vertex_mode {

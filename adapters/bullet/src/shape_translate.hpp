@@ -5,7 +5,7 @@
 #define DFM_BULLET_SHAPE_TRANSLATE_HPP
 
 #include <btBulletCollisionCommon.h>
-#include <dfm/dfm_shape.h>
+#include <dfm/dfm_defaults.h>
 
 #include <string>
 #include <vector>
