@@ -62,6 +62,10 @@ elif [ -n "$san" ]; then
   DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
   DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step memcheck_body_pinch "$san" --tool memcheck --error-exitcode 1 \
     build-gpu/tests/physics/test_physics_pinch 4 2
+  # The block-per-body kernel under racecheck (the pinch on CUDA is a known failure of the physics,
+  # so the step passes on the sanitizer's summary, not the test's exit code).
+  DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step racecheck_body_pinch bash -c "'$san' --tool racecheck \
+    build-gpu/tests/physics/test_physics_pinch 2 1 2>&1 | tee /dev/stderr | grep -q 'RACECHECK SUMMARY: 0 hazards'"
 else
   status+=("sanitizer|MISSING|-")
 fi
@@ -128,7 +132,7 @@ fi
 echo
 echo "GPU: $(cat "$out/gpu.txt")"
 grep -h "max |x_gpu\|bitwise\|default vs\|drape: two" "$out/ctest_gpu.log" | sed 's/^[0-9]*: //' || true
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck.log "$out"/racecheck.log 2>/dev/null || true
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck*.log "$out"/racecheck*.log 2>/dev/null || true
 [ -f "$out/bench.log" ] && cat "$out/bench.log"
 tail -n 30 "$out/bench_lift.log" 2>/dev/null || true
 grep -h "^|" "$out"/mpi_1_rank.log "$out"/mpi_2_ranks.log 2>/dev/null | awk '!/^\|(---|ranks)/ || !seen[$0]++' || true
