@@ -162,7 +162,7 @@ static int grow(void** p, int32_t* cap, int32_t n, size_t size) {
     return 1;
 }
 
-dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, dfm_cpu_host_solve* out) {
+dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, dfm_cpu_host_solve* out) {
     dfm_host_bodies* hb = &w->host_bodies;
     memset(out, 0, sizeof(*out));
     dfm_host_bodies_forget(w);
@@ -182,11 +182,31 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, dfm_cpu_hos
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) r->inertia.m[i][j] = e->inertia[3 * i + j];
     }
+    /* The host integrated the body with a velocity kick at the step's start (symplectic Euler:
+     * v1 = v0 + dt a, x1 = x0 + dt v1), but the deformables feel their forces once per advance. So
+     * the correction starts at -(v1 - v0) and takes the kick back as a constant acceleration a
+     * over the advances: the body's path is then what the host's forces and the contacts do
+     * together, advance by advance, and a body resting on a cloth is carried by the same force in
+     * every advance (with the kick at the start it was 2 m g in the first of two, 0 in the second). */
     for (int32_t k = 0; k < ns; ++k) {
         const dfm_shape* s = dfm_world_shape_at(w, w->contacts.shape_slot[k]);
         const int32_t at = find_entry(hb, s->host_body);
         hb->shape_host[k] = at >= 0 ? at : -1;
+        if (at < 0 || !hb->entries[at].has_end_velocity) continue;
+        dfm_host_body_rt* r = &hb->rt[at];
+        const float* v0 = hb->entries[at].end_velocity;
+        const dfm_v3 kick = dfm_v3_sub(dfm_v3_load(s->velocity_cur), dfm_v3_load(v0));
+        const dfm_v3 kick_w = dfm_v3_sub(dfm_v3_load(s->velocity_cur + 3), dfm_v3_load(v0 + 3));
+        r->vc = dfm_v3_neg(kick);
+        r->wtheta = dfm_v3_neg(kick_w);
+        r->accel = dfm_v3_scale(kick, 1.0f / dt);
+        r->alpha = dfm_v3_scale(kick_w, 1.0f / dt);
     }
+    for (int32_t k = 0; k < ns; ++k) /* the shapes' velocities for the next step's kick */
+        if (hb->shape_host[k] >= 0) {
+            const dfm_shape* s = dfm_world_shape_at(w, w->contacts.shape_slot[k]);
+            memcpy(hb->entries[hb->shape_host[k]].end_velocity, s->velocity_cur, sizeof(s->velocity_cur));
+        }
     out->count = nb;
     out->bodies = hb->rt;
     out->shape_count = ns;
@@ -202,8 +222,8 @@ void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h) {
         dfm_host_body_rt* r = &hs->bodies[b];
         r->c0 = r->c;
         r->theta0 = r->theta;
-        r->yc = dfm_v3_madd(r->c, r->vc, h);
-        r->ytheta = dfm_v3_madd(r->theta, r->wtheta, h);
+        r->yc = dfm_v3_madd(r->c, dfm_v3_madd(r->vc, r->accel, h), h);
+        r->ytheta = dfm_v3_madd(r->theta, dfm_v3_madd(r->wtheta, r->alpha, h), h);
         r->c = r->yc;
         r->theta = r->ytheta;
     }
@@ -239,6 +259,11 @@ void dfm_host_bodies_finish_step(dfm_world* w, const dfm_cpu_host_solve* hs) {
         dfm_v3_store(r->vc, c->linear_velocity);
         dfm_v3_store(r->wtheta, c->angular_velocity);
         e->solved_at = w->step_count + 1; /* dfm_world_step counts the step after this */
+        for (int a = 0; a < 3; ++a) {     /* begin_step stored the host's end velocity: add the correction */
+            e->end_velocity[a] += c->linear_velocity[a];
+            e->end_velocity[3 + a] += c->angular_velocity[a];
+        }
+        e->has_end_velocity = 1;
     }
     for (int32_t k = 0; k < hs->shape_count; ++k) {
         const int32_t b = hs->shape_host[k];

@@ -22,6 +22,8 @@ typedef struct dfm_host_body_entry {
     float mass;                    ///< kg.
     float inertia[9];              ///< kg m^2, world frame, row-major.
     int64_t solved_at;             ///< world step_count after the step that solved `last` (-1: none).
+    float end_velocity[6];         ///< Its velocity at the end of the last solved step, corrected (m/s, rad/s).
+    int has_end_velocity;          ///< 0 until a step solved it.
     dfm_host_body_correction last; ///< The last step's correction.
 } dfm_host_body_entry;
 
@@ -39,10 +41,11 @@ typedef struct dfm_host_bodies {
 /// Frees the table and its scratch.
 void dfm_host_bodies_free(dfm_host_bodies* hb);
 
-/// Start of a CPU vbd step: sizes the scratch for the live shapes and `records` records, maps each
-/// live shape to its body and zeroes every correction; fills `out` (out->count 0 when the world
-/// has no host body with dynamics).
-dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, dfm_cpu_host_solve* out);
+/// Start of a CPU vbd step of dt seconds: sizes the scratch for the live shapes and `records`
+/// records, maps each live shape to its body, zeroes every correction and spreads each body's
+/// velocity kick of the host over the step; fills `out` (out->count 0 when the world has no host
+/// body with dynamics).
+dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, dfm_cpu_host_solve* out);
 
 /// After dfm_step_fill_shapes for an advance of length h: starts every body's correction from its
 /// inertia (the last advance's rate) and places its shapes at the corrected start and end poses.

@@ -318,6 +318,8 @@ dfm_result dfm_world_set_shape_states(dfm_world* w, const dfm_shape_id* ids, int
         body.t = dfm_v3_load(st.position);
         check_quat(w, st.rotation, "rotation", &body.q);
         s->body_cur = body;
+        memcpy(s->velocity_cur, st.linear_velocity, 3 * sizeof(float));
+        memcpy(s->velocity_cur + 3, st.angular_velocity, 3 * sizeof(float));
         if (st.aabb_min[0] > st.aabb_max[0]) {
             world_aabb(s, body, s->aabb_cur);
         } else {

@@ -19,14 +19,16 @@ typedef struct dfm_shape {
     float sdf_max_error;       ///< m, measured at bake time.
     dfm_xform local;           ///< Shape frame in the body frame.
     float margin, gap, ke, kd, mu;
-    int has_state;       ///< 0 until the host first sets a state.
-    dfm_xform body_prev; ///< Body pose at the start of the next step.
-    dfm_xform body_cur;  ///< Body pose at the end of the next step (last state set).
-    dfm_xform body_last; ///< Body pose at the end of the last step (points of dfm_world_get_contacts).
-    float aabb_prev[6];  ///< World AABB at the previous state (min xyz, max xyz).
-    float aabb_cur[6];   ///< World AABB at the current state.
-    double impulse[6];   ///< Reaction impulse (N s) and angular impulse (N m s) accumulated in a step.
-    float reaction[6];   ///< Average reaction force and torque of the last step.
+    int has_state;         ///< 0 until the host first sets a state.
+    dfm_xform body_prev;   ///< Body pose at the start of the next step.
+    dfm_xform body_cur;    ///< Body pose at the end of the next step (last state set).
+    dfm_xform body_last;   ///< Body pose at the end of the last step (points of dfm_world_get_contacts).
+    float velocity_cur[6]; ///< Linear (m/s) and angular (rad/s) velocity of the last state set (host bodies with
+                           ///< dynamics: their free motion's end velocity, plugin/host_bodies.c).
+    float aabb_prev[6];    ///< World AABB at the previous state (min xyz, max xyz).
+    float aabb_cur[6];     ///< World AABB at the current state.
+    double impulse[6];     ///< Reaction impulse (N s) and angular impulse (N m s) accumulated in a step.
+    float reaction[6];     ///< Average reaction force and torque of the last step.
 } dfm_shape;
 
 /// Frees a shape record.

@@ -188,7 +188,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         cview.particle_slides = bodies.particle_slides;
     }
     dfm_cpu_host_solve hosts;
-    r = dfm_host_bodies_begin_step(w, use_contacts ? c->capacity : 0, &hosts);
+    r = dfm_host_bodies_begin_step(w, use_contacts ? c->capacity : 0, dt, &hosts);
     if (r != DFM_OK) return r;
     const int coupled = use_contacts && hosts.count > 0;
     if (coupled) cc.hosts = &hosts;

@@ -25,13 +25,15 @@
 
 /// One dynamic host body during a step (world frame).
 typedef struct dfm_host_body_rt {
-    float mass;         ///< kg.
-    dfm_m33 inertia;    ///< kg m^2 about the body origin; zero = rotation not coupled.
-    dfm_xform free_end; ///< The host's free-motion pose at the end of the current advance.
-    dfm_v3 c, theta;    ///< Correction at the current iterate: m, rotation vector (rad).
-    dfm_v3 c0, theta0;  ///< ... at the start of the advance.
-    dfm_v3 yc, ytheta;  ///< Inertial targets of the correction for this advance.
-    dfm_v3 vc, wtheta;  ///< Rate of the correction over the last advance: m/s, rad/s.
+    float mass;          ///< kg.
+    dfm_m33 inertia;     ///< kg m^2 about the body origin; zero = rotation not coupled.
+    dfm_xform free_end;  ///< The host's free-motion pose at the end of the current advance.
+    dfm_v3 c, theta;     ///< Correction at the current iterate: m, rotation vector (rad).
+    dfm_v3 c0, theta0;   ///< ... at the start of the advance.
+    dfm_v3 yc, ytheta;   ///< Inertial targets of the correction for this advance.
+    dfm_v3 vc, wtheta;   ///< Rate of the correction over the last advance: m/s, rad/s.
+    dfm_v3 accel, alpha; ///< The host's own acceleration over the step (its velocity change / dt: m/s^2,
+                         ///< rad/s^2), spread over the advances (plugin/host_bodies.c).
 } dfm_host_body_rt;
 
 /// One contact record of a host body, frozen for its solve.

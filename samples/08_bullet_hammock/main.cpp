@@ -66,7 +66,7 @@ double strand_sag(double k, double d, double weight) {
 } // namespace
 
 int main(int argc, char** argv) {
-    int res = 21, every = 30, iterations = 10;
+    int res = 21, every = 30, iterations = 15;
     float damping = 0.3f, air_drag = 0.5f;
     double t_end = 6.0;
     bool check_rest = true, trace = false;
