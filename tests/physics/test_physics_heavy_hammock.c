@@ -11,7 +11,7 @@
 ///     20 kg box's bounce grows and it never rests. That run is checked to fail the rest bound, so
 ///     the scene can tell the two apart.
 /// Checks (implicit):
-///   - rest: over the last 0.5 s of 4 s the box's centre moves < 0.02 m/s and it turns < 0.1 rad/s
+///   - rest: over the last 0.5 s of 6 s the box's centre moves < 0.02 m/s and it turns < 0.1 rad/s
 ///     (sample 08's bounds: 0.02 m/s is 1/10 of the drop's impact speed, a few mm per second);
 ///   - carried: its bottom hangs below the pins and above the pins minus 0.4 m (the cloth is 1 m
 ///     across; a box that fell through would keep falling);
@@ -105,7 +105,7 @@ static outcome run(double mass, int implicit) {
     outcome o;
     memset(&o, 0, sizeof(o));
     o.weight = mass * kG;
-    const int ticks = (int)(4.0f / kDt + 0.5f), rest_from = ticks - (int)(0.5f / kDt + 0.5f);
+    const int ticks = (int)(6.0f / kDt + 0.5f), rest_from = ticks - (int)(0.5f / kDt + 0.5f);
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
     int rest_samples = 0, touched = 0;
     double last_apex = INFINITY, prev_vz = 0.0;
