@@ -24,15 +24,16 @@
 /// Coupling (docs/bullet.md): by default the adapter hands dfm the box's mass and inertia and dfm
 /// solves the box with the cloth (DFM_BULLET_COUPLING_SOLVED, dfm_coupling.h): no lag, no energy
 /// gained. --secant applies the reactions after the step by backward Euler against a measured
-/// stiffness (the issue 6 fix: it lags a substep, and at res 21 and above the box never settles);
+/// stiffness (the issue 6 fix: it lags a substep; a heavy box bounces more, docs/bullet.md);
 /// --explicit applies them as impulses (the contact chatters: it never rests).
 /// --damping sets the cloth's stretch damping (default 0.3 N s/m; the library's default 0.01
 /// leaves the elastic hammock bouncing for many seconds), --air-drag its drag (0.5),
-/// --iterations dfm's iterations per substep (10), --seconds the simulated time (6).
+/// --iterations dfm's iterations per substep (15), --seconds the simulated time (6), --mass the
+/// box's mass (1 kg; its contact stiffness grows with it, 2e3 N/m per kg).
 /// --contact-only checks only: carried, never through, the cloth sags.
 /// --trace prints the box's state and reaction every frame.
 ///
-/// Usage: 08_bullet_hammock [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]
+/// Usage: 08_bullet_hammock [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--mass M] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]
 #include <dfm/dfm_bullet.h>
 
 #include <btBulletDynamicsCommon.h>
@@ -68,7 +69,7 @@ double strand_sag(double k, double d, double weight) {
 int main(int argc, char** argv) {
     int res = 21, every = 30, iterations = 15;
     float damping = 0.3f, air_drag = 0.5f;
-    double t_end = 6.0;
+    double t_end = 6.0, box_mass = 1.0;
     bool check_rest = true, trace = false;
     int coupling = DFM_BULLET_COUPLING_SOLVED;
     std::string out = "out/08_bullet_hammock";
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--damping") && i + 1 < argc) damping = (float)std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--air-drag") && i + 1 < argc) air_drag = (float)std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) t_end = std::atof(argv[++i]);
+        else if (!std::strcmp(argv[i], "--mass") && i + 1 < argc) box_mass = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!std::strcmp(argv[i], "--contact-only")) check_rest = false;
         else if (!std::strcmp(argv[i], "--trace")) trace = true;
@@ -93,7 +95,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(
                 stderr,
-                "usage: %s [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]\n",
+                "usage: %s [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--mass M] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]\n",
                 argv[0]);
             return 2;
         }
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "need res >= 5, every >= 1\n");
         return 2;
     }
-    const double L = 1.0, a = 0.1, box_mass = 1.0, pin_y = 0.5, g = 9.81;
+    const double L = 1.0, a = 0.1, pin_y = 0.5, g = 9.81;
     BulletScene bt(btVector3(0, -g, 0));
     auto* box_shape = bt.keep(new btBoxShape(btVector3(a, a, a)));
     btRigidBody* box = bt.add_body(box_shape, btTransform(btQuaternion::getIdentity(), btVector3(0, pin_y + 0.25, 0)),
@@ -156,7 +158,8 @@ int main(int argc, char** argv) {
     dfm_bullet* adapter = nullptr;
     /* A softer contact on the box (2e3 N/m instead of 1e4): a rounder contact for the coarse
      * cloth; the implicit reactions make either stable. */
-    dfm_bullet_material box_mat = {sizeof(dfm_bullet_material), 2000.0f, 10.0f, -1.0f};
+    dfm_bullet_material box_mat = {sizeof(dfm_bullet_material), 2000.0f * (float)std::fmax(1.0, box_mass), 10.0f,
+                                   -1.0f};
     if (dfm_bullet_attach(&bd, &adapter) != DFM_OK ||
         dfm_bullet_set_object_material(adapter, box, &box_mat) != DFM_OK) {
         std::fprintf(stderr, "adapter: %s\n", dfm_bullet_last_error(adapter));
