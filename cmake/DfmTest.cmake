@@ -7,6 +7,7 @@ function(dfm_add_test name)
   cmake_parse_arguments(T "INTERNAL" "" "SOURCES;LABELS;LIBS;ARGS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
+  target_link_libraries(${name} PRIVATE dfm_scenes) # first: it calls the dfm linked below
   if(T_INTERNAL)
     target_link_libraries(${name} PRIVATE dfm_internal ${T_LIBS})
   else()

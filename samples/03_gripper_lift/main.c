@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "obj_writer.h"
-#include "gripper_table.h"
+#include "dfm_scene_gripper_table.h"
 #include "sample_log.h"
 
 /// Gripper phases (s).
@@ -94,9 +94,9 @@ int main(int argc, char** argv) {
     /* Table: a slab whose top is z = 0 and whose edge is x = 0.2, on a base inset by 5 cm; two
      * box pads (kinematic host bodies, moved every tick through dfm_world_set_shape_states) wait
      * open at the pinch height; the cloth lies on the slab with 15 cm hanging over its edge. */
-    const float edge = GRIPPER_TABLE_EDGE, pinch_z = GRIPPER_PINCH_Z;
-    gripper_table scene;
-    if (gripper_table_build(world, res, mu, 1, &scene) != DFM_OK) {
+    const float edge = DFM_SCENE_GRIPPER_TABLE_EDGE, pinch_z = DFM_SCENE_GRIPPER_PINCH_Z;
+    dfm_scene_gripper_table scene;
+    if (dfm_scene_gripper_table_build(world, res, mu, 1, &scene) != DFM_OK) {
         fprintf(stderr, "scene: %s\n", dfm_world_last_error(world));
         return 1;
     }
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
         /* Scripted pad path (pad centres). */
         float px[2], pz = pinch_z;
         if (ph == PH_SQUEEZE && phase_at(t - dt) == PH_SETTLE) {
-            strip_x = gripper_table_strip_x(world, &scene, x); /* where the hanging strip is now */
+            strip_x = dfm_scene_gripper_table_strip_x(world, &scene, x); /* where the hanging strip is now */
             closed[0] = strip_x - cd.contact_radius - pad.half_extents[0] + squeeze;
             closed[1] = strip_x + cd.contact_radius + pad.half_extents[0] - squeeze;
         }
@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
                   : (rise < 0.05 ? "FELL as expected without friction" : "CARRIED only by draping over a pad top"))
            : "FAILED");
     (void)end_cz;
-    gripper_table_free(&scene);
+    dfm_scene_gripper_table_free(&scene);
     dfm_world_destroy(world);
     return ok ? 0 : 1;
 }

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "obj_writer.h"
-#include "gripper_table.h"
+#include "dfm_scene_gripper_table.h"
 #include "sample_log.h"
 
 static double smooth(double t, double t0, double t1) {
@@ -76,9 +76,9 @@ int main(int argc, char** argv) {
             printf("provider %s:%s%s - %s\n", info.name, (info.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
                    (info.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "", info.description);
     }
-    const float pinch_z = GRIPPER_PINCH_Z;
-    gripper_table scene;
-    if (gripper_table_build(world, res, 0.8f, 0, &scene) != DFM_OK || dfm_sample_make_dir(out) != 0) {
+    const float pinch_z = DFM_SCENE_GRIPPER_PINCH_Z;
+    dfm_scene_gripper_table scene;
+    if (dfm_scene_gripper_table_build(world, res, 0.8f, 0, &scene) != DFM_OK || dfm_sample_make_dir(out) != 0) {
         fprintf(stderr, "scene/output: %s\n", dfm_world_last_error(world));
         return 1;
     }
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
         if (t >= 0.8 && t - dt < 0.8) {
             /* Close on the hanging strip where it is (sample 03's law): its mean x at the pinch
              * height, each pad's inner face 1 mm past its contact surface. */
-            const float strip_x = gripper_table_strip_x(world, &scene, x);
+            const float strip_x = dfm_scene_gripper_table_strip_x(world, &scene, x);
             const float reach = scene.cloth_def.contact_radius + scene.pad.half_extents[0] - 0.001f;
             closed[0] = strip_x - reach;
             closed[1] = strip_x + reach;
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
            lifted ? "held by the pads" : "not held: more than 0.15 m from the pads", ok && lifted ? "OK" : "FAILED");
     ok = ok && lifted;
     free(v);
-    gripper_table_free(&scene);
+    dfm_scene_gripper_table_free(&scene);
     dfm_world_destroy(world);
     return ok ? 0 : 1;
 }

@@ -2,6 +2,8 @@
 /// See workload.h.
 #include "workload.h"
 
+#include <dfm_scenes.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +24,6 @@
 #define LIFT_T 0.3
 #define LIFT_SPEED 0.2
 
-static dfm_shape_state state_at(float x, float y, float z) {
-    dfm_shape_state s;
-    memset(&s, 0, sizeof(s));
-    s.position[0] = x;
-    s.position[1] = y;
-    s.position[2] = z;
-    s.rotation[3] = 1.0f;
-    s.aabb_min[0] = 1.0f; /* inverted: dfm computes the AABB */
-    s.aabb_max[0] = -1.0f;
-    return s;
-}
-
 double bench_workload_estimate_bytes(const bench_options* o) {
     double verts = o->kind == BENCH_CLOTH_LIFT ? (double)o->res * o->res : (double)o->res * o->res * o->res;
     /* ~250 B per particle of model+state+adjacency, and per particle/edge/face candidate against 4
@@ -44,18 +34,11 @@ double bench_workload_estimate_bytes(const bench_options* o) {
 
 /// Adds the four shapes of environment e (table, pad -y, pad +y, palm); the table at its pose.
 static dfm_result add_gripper(bench_workload* w, int32_t e, float ox) {
-    dfm_shape_def table = dfm_shape_def_default(), pad = dfm_shape_def_default(), palm = dfm_shape_def_default();
-    table.type = pad.type = palm.type = DFM_SHAPE_BOX;
+    dfm_shape_def table = dfm_scene_box_def(0.3f, 0.3f, 0.02f),
+                  pad = dfm_scene_box_def(0.02f, PAD_HALF_THICKNESS, 0.03f),
+                  palm = dfm_scene_box_def(0.03f, 0.04f, 0.01f);
     table.environment = pad.environment = palm.environment = e;
-    table.half_extents[0] = table.half_extents[1] = 0.3f;
-    table.half_extents[2] = 0.02f;
-    pad.half_extents[0] = 0.02f;
-    pad.half_extents[1] = PAD_HALF_THICKNESS;
-    pad.half_extents[2] = 0.03f;
     pad.mu = BENCH_PAD_MU;
-    palm.half_extents[0] = 0.03f;
-    palm.half_extents[1] = 0.04f;
-    palm.half_extents[2] = 0.01f;
     const dfm_shape_def* defs[4] = {&table, &pad, &pad, &palm};
     for (int k = 0; k < 4; ++k) {
         dfm_shape_def d = *defs[k];
@@ -63,7 +46,7 @@ static dfm_result add_gripper(bench_workload* w, int32_t e, float ox) {
         dfm_result r = dfm_world_add_shape(w->world, &d, &w->shapes[4 * e + k]);
         if (r != DFM_OK) return r;
     }
-    w->states[4 * e + 0] = state_at(ox, 0, TABLE_TOP - 0.02f);
+    w->states[4 * e + 0] = dfm_scene_state(ox, 0, TABLE_TOP - 0.02f, NULL);
     return DFM_OK;
 }
 
@@ -88,25 +71,6 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     out->kind = o->kind;
     out->vertex_count = o->kind == BENCH_CLOTH_LIFT ? o->res * o->res : o->res * o->res * o->res;
     if (!out->shapes || !out->states || !out->bodies) return DFM_ERROR_OUT_OF_HOST_MEMORY;
-    int32_t nv, ne;
-    float* x = NULL;
-    int32_t* idx = NULL;
-    if (o->kind == BENCH_CLOTH_LIFT) {
-        r = dfm_cloth_grid_counts(o->res, o->res, &nv, &ne);
-        if (r != DFM_OK) return r;
-        x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-        idx = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)ne);
-    } else {
-        r = dfm_tet_box_counts(o->res, o->res, o->res, &nv, &ne);
-        if (r != DFM_OK) return r;
-        x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-        idx = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)ne);
-    }
-    if (!x || !idx) {
-        free(x);
-        free(idx);
-        return DFM_ERROR_OUT_OF_HOST_MEMORY;
-    }
     for (int32_t e = 0; e < o->envs && r == DFM_OK; ++e) {
         float ox = ENV_SPACING * (float)e;
         dfm_body_id body;
@@ -114,41 +78,31 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
             /* Hanging in the x-z plane from its top row (pinned: a hook) between the open pads. */
             dfm_cloth_def cd = dfm_cloth_def_default();
             const float origin[3] = {ox - 0.15f, 0.0f, CLOTH_TOP - 0.3f}, au[3] = {0.3f, 0, 0}, av[3] = {0, 0, 0.3f};
-            dfm_cloth_grid_generate(o->res, o->res, origin, au, av, x, idx);
+            dfm_scene_grid g;
+            r = dfm_scene_grid_make(o->res, o->res, origin, au, av, &g);
             cd.environment = e;
-            cd.positions = x;
-            cd.vertex_count = nv;
-            cd.triangles = idx;
-            cd.triangle_count = ne;
-            r = dfm_world_add_cloth(out->world, &cd, &body);
+            if (r == DFM_OK) r = dfm_scene_add_cloth(out->world, &g, cd, &body);
+            dfm_scene_grid_free(&g);
             if (r == DFM_OK) {
                 out->contact_radius = cd.contact_radius;
-                int32_t* top = (int32_t*)malloc(sizeof(int32_t) * (size_t)o->res);
-                if (!top) r = DFM_ERROR_OUT_OF_HOST_MEMORY;
-                for (int32_t k = 0; top && k < o->res; ++k) top[k] = (o->res - 1) * o->res + k;
-                if (top) r = dfm_body_set_vertex_mode(out->world, body, top, o->res, DFM_VERTEX_PINNED);
-                free(top);
+                r = dfm_scene_set_row_mode(out->world, body, o->res, o->res - 1, DFM_VERTEX_PINNED);
             }
         } else {
             dfm_volume_def vd = dfm_volume_def_default();
             const float lo[3] = {ox - 0.03f, -0.03f, TABLE_TOP + vd.contact_radius},
                         hi[3] = {ox + 0.03f, 0.03f, TABLE_TOP + vd.contact_radius + 0.06f};
-            dfm_tet_box_generate(o->res, o->res, o->res, lo, hi, x, idx);
+            dfm_scene_tets b;
+            r = dfm_scene_tets_make(o->res, lo, hi, &b);
             vd.environment = e;
-            vd.positions = x;
-            vd.vertex_count = nv;
-            vd.tets = idx;
-            vd.tet_count = ne;
             vd.mu = 2e4f;
             vd.lambda = 1e5f;
-            r = dfm_world_add_volume(out->world, &vd, &body);
+            if (r == DFM_OK) r = dfm_scene_add_volume(out->world, &b, vd, &body);
+            dfm_scene_tets_free(&b);
             out->contact_radius = vd.contact_radius;
         }
         if (r == DFM_OK) out->bodies[e] = body;
         if (r == DFM_OK) r = add_gripper(out, e, ox);
     }
-    free(x);
-    free(idx);
     if (r != DFM_OK) return r;
     r = bench_workload_drive(out, 0.0);
     dfm_world_stats st = dfm_world_stats_init();
@@ -176,22 +130,15 @@ dfm_result bench_workload_drive(bench_workload* w, double t) {
         if (r != DFM_OK) return r;
     }
     /* Closed: each pad's inner face 1 mm past the object's contact surface (the squeeze). */
-    const float closed = PAD_HALF_THICKNESS + w->contact_radius - 0.001f;
+    const float closed = dfm_scene_pinch_half_gap(PAD_HALF_THICKNESS, w->contact_radius, 0.001f);
     if (w->kind == BENCH_CLOTH_LIFT) {
         /* Pinch (0-0.2 s: the pads close on the hanging cloth 2 cm below its hook), the hook lets go
          * at 0.25 s, lift at 0.2 m/s from 0.3 s: friction alone then carries the cloth. */
         if (!w->released && t >= RELEASE_T) {
-            int32_t* top = (int32_t*)malloc(sizeof(int32_t) * (size_t)w->res);
-            if (!top) return DFM_ERROR_OUT_OF_HOST_MEMORY;
-            for (int32_t k = 0; k < w->res; ++k) top[k] = (w->res - 1) * w->res + k;
             for (int32_t e = 0; e < w->envs; ++e) {
-                dfm_result r = dfm_body_set_vertex_mode(w->world, w->bodies[e], top, w->res, DFM_VERTEX_DYNAMIC);
-                if (r != DFM_OK) {
-                    free(top);
-                    return r;
-                }
+                dfm_result r = dfm_scene_set_row_mode(w->world, w->bodies[e], w->res, w->res - 1, DFM_VERTEX_DYNAMIC);
+                if (r != DFM_OK) return r;
             }
-            free(top);
             w->released = 1;
         }
         z = (float)(CLOTH_PINCH_Z + bench_workload_lift(w, t));
@@ -206,9 +153,9 @@ dfm_result bench_workload_drive(bench_workload* w, double t) {
     }
     for (int32_t e = 0; e < w->envs; ++e) {
         float ox = ENV_SPACING * (float)e;
-        w->states[4 * e + 1] = state_at(ox, -half_gap, z);
-        w->states[4 * e + 2] = state_at(ox, half_gap, z);
-        w->states[4 * e + 3] = state_at(ox, 0, z + 0.045f);
+        const float centre[3] = {ox, 0, z}; /* the pads face each other along y */
+        dfm_scene_pad_pair_states(centre, 1, half_gap, &w->states[4 * e + 1]);
+        w->states[4 * e + 3] = dfm_scene_state(ox, 0, z + 0.045f, NULL);
     }
     return dfm_world_set_shape_states(w->world, w->shapes, 0, w->states, 0, 4 * w->envs);
 }

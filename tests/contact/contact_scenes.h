@@ -194,13 +194,8 @@ static inline cs_scene cs_scene_make(int kind, cs_world_opts o) {
     dfm_cloth_def cd = dfm_cloth_def_default();
     if (kind == CS_SCENE_PINCH) {
         /* vertical strip in the x = 0 plane: u along y, v along z */
-        s.g.nu = 12;
-        s.g.nv = 6;
-        dfm_cloth_grid_counts(12, 6, &s.g.vertex_count, &s.g.triangle_count);
-        s.g.positions = (float*)malloc(sizeof(float) * 3 * (size_t)s.g.vertex_count);
-        s.g.triangles = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)s.g.triangle_count);
         float org[3] = {0.0f, -0.05f, 0.45f}, u[3] = {0.0f, 0.1f, 0.0f}, v[3] = {0.0f, 0.0f, 0.05f};
-        dfm_cloth_grid_generate(12, 6, org, u, v, s.g.positions, s.g.triangles);
+        CHECK_OK(s.w, dfm_scene_grid_make(12, 6, org, u, v, &s.g));
     } else {
         float z0 = kind == CS_SCENE_SPHERE ? CS_SPHERE_Z + CS_SPHERE_R + 0.02f : 0.03f;
         s.g = dfm_test_make_grid(12, 12, 0.3f, 0.3f, -0.15f, -0.15f, z0);
@@ -229,10 +224,9 @@ static inline cs_scene cs_scene_make(int kind, cs_world_opts o) {
         sd.half_extents[1] = 0.07f;
         sd.half_extents[2] = 0.006f; /* covers the top row only (rows are 1 cm apart) */
         sd.mu = 0.8f;
-        sd.host_body = 1;
-        s.shapes[s.shape_count++] = dfm_test_add_shape(s.w, sd, -CS_PAD_HALF - CS_PAD_FACE, 0, 0.5f, NULL);
-        sd.host_body = 2;
-        s.shapes[s.shape_count++] = dfm_test_add_shape(s.w, sd, CS_PAD_HALF + CS_PAD_FACE, 0, 0.5f, NULL);
+        const float centre[3] = {0, 0, 0.5f}; /* host bodies 1 and 2, across the strip along x */
+        dfm_test_add_pad_pair(s.w, sd, 1, centre, 0, CS_PAD_HALF + CS_PAD_FACE, s.shapes);
+        s.shape_count = 2;
         break;
     }
     default: break;
@@ -244,8 +238,8 @@ static inline cs_scene cs_scene_make(int kind, cs_world_opts o) {
 static inline void cs_scene_step(cs_scene* s, int kind, int step) {
     if (kind == CS_SCENE_PINCH) {
         float z = 0.5f + (step < CS_PINCH_HOLD ? 0.0f : (float)(step + 1 - CS_PINCH_HOLD) * CS_PINCH_LIFT * CS_DT);
-        dfm_test_move_shape(s->w, s->shapes[0], -CS_PAD_HALF - CS_PAD_FACE, 0, z, NULL);
-        dfm_test_move_shape(s->w, s->shapes[1], CS_PAD_HALF + CS_PAD_FACE, 0, z, NULL);
+        const float centre[3] = {0, 0, z};
+        dfm_test_move_pad_pair(s->w, s->shapes, centre, 0, CS_PAD_HALF + CS_PAD_FACE);
     }
     CHECK_OK(s->w, dfm_world_step(s->w, CS_DT));
 }

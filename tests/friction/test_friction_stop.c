@@ -4,11 +4,7 @@
 
 static double stop_distance(float mu) {
     dfm_world* w = dfm_test_world(-9.81f, 4, 10);
-    dfm_shape_def sd = dfm_shape_def_default();
-    sd.type = DFM_SHAPE_BOX;
-    sd.half_extents[0] = 2.0f;
-    sd.half_extents[1] = 0.3f;
-    sd.half_extents[2] = 0.05f;
+    dfm_shape_def sd = dfm_scene_box_def(2.0f, 0.3f, 0.05f);
     sd.mu = mu;
     sd.kd = 0.0f;
     dfm_test_add_shape(w, sd, 0, 0, 0, NULL);

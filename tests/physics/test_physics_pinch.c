@@ -33,31 +33,22 @@ static double pinch(float mu, double* squeeze, double* weight) {
     dfm_cloth_def cd = dfm_cloth_def_default();
     dfm_body_id body = dfm_test_add_cloth(w, &g, cd);
     *weight = cd.density * 0.04 * 9.81;
-    int32_t top[12];
-    for (int32_t i = 0; i < n; ++i) top[i] = n * (n - 1) + i;
-    CHECK_OK(w, dfm_body_set_vertex_mode(w, body, top, n, DFM_VERTEX_PINNED));
-    dfm_shape_def pad = dfm_shape_def_default();
-    pad.type = DFM_SHAPE_BOX;
-    pad.half_extents[0] = 0.06f;
-    pad.half_extents[1] = 0.01f;
-    pad.half_extents[2] = 0.03f;
+    CHECK_OK(w, dfm_scene_set_row_mode(w, body, n, n - 1, DFM_VERTEX_PINNED)); /* the top row */
+    dfm_shape_def pad = dfm_scene_box_def(0.06f, 0.01f, 0.03f);
     pad.mu = mu;
     pad.ke = 400.0f;
-    dfm_shape_id pads[2];
-    pad.host_body = 1;
-    pads[0] = dfm_test_add_shape(w, pad, 0, -0.03f, 0.15f, NULL);
-    pad.host_body = 2;
-    pads[1] = dfm_test_add_shape(w, pad, 0, 0.03f, 0.15f, NULL);
-    const float closed = 0.01f + cd.contact_radius - 0.001f;
+    dfm_shape_id pads[2]; /* on host bodies 1 and 2, facing each other across the strip along y */
+    const float centre[3] = {0, 0, 0.15f};
+    dfm_test_add_pad_pair(w, pad, 1, centre, 1, 0.03f, pads);
+    const float closed = dfm_scene_pinch_half_gap(0.01f, cd.contact_radius, 0.001f);
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
     static dfm_contact_point cp[4096];
     double z0 = 0.0, z1 = 0.0, sq = 0.0, lift = 0.0;
     const int release = 30, end = 90;
     for (int s = 0; s < end; ++s) {
         float t = s < 20 ? (float)(s + 1) / 20.0f : 1.0f, y = 0.03f + (closed - 0.03f) * t;
-        dfm_test_move_shape(w, pads[0], 0, -y, 0.15f, NULL);
-        dfm_test_move_shape(w, pads[1], 0, y, 0.15f, NULL);
-        if (s == release) CHECK_OK(w, dfm_body_set_vertex_mode(w, body, top, n, DFM_VERTEX_DYNAMIC));
+        dfm_test_move_pad_pair(w, pads, centre, 1, y);
+        if (s == release) CHECK_OK(w, dfm_scene_set_row_mode(w, body, n, n - 1, DFM_VERTEX_DYNAMIC));
         CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
         if (s >= release) {
             int32_t nc = 0;

@@ -1,10 +1,12 @@
 /// @file dfm_test.h
-/// Minimal test helpers: CHECK macros that report file/line and count failures, plus scene
-/// builders shared by the tests (cloth grids and tet boxes through the public ABI).
+/// Minimal test helpers: CHECK macros that report file/line and count failures, plus the scene
+/// library's cloth grids and tet boxes (scenes/) with the tests' policy: exit 2 on failure.
 #ifndef DFM_TEST_H
 #define DFM_TEST_H
 
 #include <dfm/dfm.h>
+#include <dfm_scene_grid.h>
+#include <dfm_scene_tets.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,51 +93,33 @@ static inline dfm_world* dfm_test_world(float gz, int substeps, int iterations) 
     return dfm_test_create(&def);
 }
 
-/// A generated cloth grid (positions + triangles) owned by the test.
-typedef struct dfm_test_grid {
-    int32_t nu, nv, vertex_count, triangle_count;
-    float* positions;
-    int32_t* triangles;
-} dfm_test_grid;
+/// A generated cloth grid (positions + triangles) owned by the test (the scene library's grid).
+typedef dfm_scene_grid dfm_test_grid;
 
 /// Generates an nu x nv grid spanning size_u x size_v from `origin` along +x (u) and +y (v).
 static inline dfm_test_grid dfm_test_make_grid(int32_t nu, int32_t nv, float size_u, float size_v, float ox, float oy,
                                                float oz) {
     dfm_test_grid g;
-    g.nu = nu;
-    g.nv = nv;
-    dfm_cloth_grid_counts(nu, nv, &g.vertex_count, &g.triangle_count);
-    g.positions = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
-    g.triangles = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)g.triangle_count);
     float o[3] = {ox, oy, oz}, u[3] = {size_u, 0, 0}, v[3] = {0, size_v, 0};
-    dfm_cloth_grid_generate(nu, nv, o, u, v, g.positions, g.triangles);
+    if (dfm_scene_grid_make(nu, nv, o, u, v, &g) != DFM_OK) {
+        fprintf(stderr, "grid generation failed (%d x %d)\n", (int)nu, (int)nv);
+        exit(2);
+    }
     return g;
 }
 
 /// Frees a generated grid.
-static inline void dfm_test_free_grid(dfm_test_grid* g) {
-    free(g->positions);
-    free(g->triangles);
-}
+static inline void dfm_test_free_grid(dfm_test_grid* g) { dfm_scene_grid_free(g); }
 
 /// The default cloth def with the grid's mesh in it (for adds that are expected to fail).
 static inline dfm_cloth_def dfm_test_grid_cloth_def(const dfm_test_grid* g) {
-    dfm_cloth_def def = dfm_cloth_def_default();
-    def.positions = g->positions;
-    def.vertex_count = g->vertex_count;
-    def.triangles = g->triangles;
-    def.triangle_count = g->triangle_count;
-    return def;
+    return dfm_scene_grid_cloth_def(g, dfm_cloth_def_default());
 }
 
 /// Adds the grid as a cloth body with the given def tweaks already applied to `def`.
 static inline dfm_body_id dfm_test_add_cloth(dfm_world* w, const dfm_test_grid* g, dfm_cloth_def def) {
-    def.positions = g->positions;
-    def.vertex_count = g->vertex_count;
-    def.triangles = g->triangles;
-    def.triangle_count = g->triangle_count;
     dfm_body_id id = DFM_NULL_BODY_ID;
-    if (dfm_world_add_cloth(w, &def, &id) != DFM_OK) {
+    if (dfm_scene_add_cloth(w, g, def, &id) != DFM_OK) {
         fprintf(stderr, "add_cloth failed: %s\n", dfm_world_last_error(w));
         exit(2);
     }
@@ -143,36 +127,25 @@ static inline dfm_body_id dfm_test_add_cloth(dfm_world* w, const dfm_test_grid* 
 }
 
 /// A generated n x n x n-vertex tet box (positions + tets, 5 tets per cell) owned by the test.
-typedef struct dfm_test_tets {
-    int32_t vertex_count, tet_count;
-    float* positions;
-    int32_t* tets;
-} dfm_test_tets;
+typedef dfm_scene_tets dfm_test_tets;
 
 /// Generates an n^3-vertex tet box spanning [lo, hi] (m).
 static inline dfm_test_tets dfm_test_make_tet_box(int32_t n, const float lo[3], const float hi[3]) {
     dfm_test_tets b;
-    dfm_tet_box_counts(n, n, n, &b.vertex_count, &b.tet_count);
-    b.positions = (float*)malloc(sizeof(float) * 3 * (size_t)b.vertex_count);
-    b.tets = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)b.tet_count);
-    dfm_tet_box_generate(n, n, n, lo, hi, b.positions, b.tets);
+    if (dfm_scene_tets_make(n, lo, hi, &b) != DFM_OK) {
+        fprintf(stderr, "tet box generation failed (n = %d)\n", (int)n);
+        exit(2);
+    }
     return b;
 }
 
 /// Frees a generated tet box.
-static inline void dfm_test_free_tets(dfm_test_tets* b) {
-    free(b->positions);
-    free(b->tets);
-}
+static inline void dfm_test_free_tets(dfm_test_tets* b) { dfm_scene_tets_free(b); }
 
 /// Adds the tet box as a volume body with the given def tweaks already applied to `def`.
 static inline dfm_body_id dfm_test_add_volume(dfm_world* w, const dfm_test_tets* b, dfm_volume_def def) {
-    def.positions = b->positions;
-    def.vertex_count = b->vertex_count;
-    def.tets = b->tets;
-    def.tet_count = b->tet_count;
     dfm_body_id id = DFM_NULL_BODY_ID;
-    if (dfm_world_add_volume(w, &def, &id) != DFM_OK) {
+    if (dfm_scene_add_volume(w, b, def, &id) != DFM_OK) {
         fprintf(stderr, "add_volume failed: %s\n", dfm_world_last_error(w));
         exit(2);
     }

@@ -1,37 +1,25 @@
 /// @file dfm_test_shapes.h
-/// Shape helpers for tests: add a shape with a pose, and move it (sets its state).
+/// Shape helpers for tests: the scene library's posed shapes and pad pairs (scenes/) with the
+/// tests' policy (exit 2 on failure), a frictionless floor, a body's z range.
 #ifndef DFM_TEST_SHAPES_H
 #define DFM_TEST_SHAPES_H
 
 #include "dfm_test.h"
 
+#include <dfm_scene_pads.h>
+#include <dfm_scene_shape.h>
+
 /// A state at position p with rotation q (x, y, z, w), zero velocity, AABB computed by dfm.
 static inline dfm_shape_state dfm_test_state(float px, float py, float pz, const float q[4]) {
-    dfm_shape_state s;
-    memset(&s, 0, sizeof(s));
-    s.position[0] = px;
-    s.position[1] = py;
-    s.position[2] = pz;
-    if (q)
-        memcpy(s.rotation, q, 4 * sizeof(float));
-    else
-        s.rotation[3] = 1.0f;
-    s.aabb_min[0] = 1.0f; /* inverted: dfm computes the AABB */
-    s.aabb_max[0] = -1.0f;
-    return s;
+    return dfm_scene_state(px, py, pz, q);
 }
 
 /// Adds a shape and places its body at (px, py, pz) with rotation q (NULL = identity).
 static inline dfm_shape_id dfm_test_add_shape(dfm_world* w, dfm_shape_def def, float px, float py, float pz,
                                               const float q[4]) {
     dfm_shape_id id = DFM_NULL_SHAPE_ID;
-    if (dfm_world_add_shape(w, &def, &id) != DFM_OK) {
+    if (dfm_scene_add_shape(w, &def, px, py, pz, q, &id) != DFM_OK) {
         fprintf(stderr, "add_shape failed: %s\n", dfm_world_last_error(w));
-        exit(2);
-    }
-    dfm_shape_state st = dfm_test_state(px, py, pz, q);
-    if (dfm_world_set_shape_states(w, &id, 0, &st, 0, 1) != DFM_OK) {
-        fprintf(stderr, "set_shape_states failed: %s\n", dfm_world_last_error(w));
         exit(2);
     }
     return id;
@@ -39,8 +27,25 @@ static inline dfm_shape_id dfm_test_add_shape(dfm_world* w, dfm_shape_def def, f
 
 /// Moves a shape's body to (px, py, pz) with rotation q (NULL = identity) for the next step.
 static inline void dfm_test_move_shape(dfm_world* w, dfm_shape_id id, float px, float py, float pz, const float q[4]) {
-    dfm_shape_state st = dfm_test_state(px, py, pz, q);
-    if (dfm_world_set_shape_states(w, &id, 0, &st, 0, 1) != DFM_OK) {
+    if (dfm_scene_move_shape(w, id, px, py, pz, q) != DFM_OK) {
+        fprintf(stderr, "set_shape_states failed: %s\n", dfm_world_last_error(w));
+        exit(2);
+    }
+}
+
+/// Adds a pad pair (scenes/dfm_scene_pads.h) into `ids` (exits on failure).
+static inline void dfm_test_add_pad_pair(dfm_world* w, dfm_shape_def pad, uint64_t first_host_body,
+                                         const float centre[3], int axis, float half_gap, dfm_shape_id ids[2]) {
+    if (dfm_scene_add_pad_pair(w, &pad, first_host_body, centre, axis, half_gap, ids) != DFM_OK) {
+        fprintf(stderr, "add_pad_pair failed: %s\n", dfm_world_last_error(w));
+        exit(2);
+    }
+}
+
+/// Moves a pad pair for the next step (exits on failure).
+static inline void dfm_test_move_pad_pair(dfm_world* w, const dfm_shape_id ids[2], const float centre[3], int axis,
+                                          float half_gap) {
+    if (dfm_scene_move_pad_pair(w, ids, centre, axis, half_gap) != DFM_OK) {
         fprintf(stderr, "set_shape_states failed: %s\n", dfm_world_last_error(w));
         exit(2);
     }
@@ -49,10 +54,7 @@ static inline void dfm_test_move_shape(dfm_world* w, dfm_shape_id id, float px, 
 /// A frictionless 0.4 x 0.4 x 0.1 m box whose top face is the plane z = 0 (the support of the
 /// resting-cube scenes).
 static inline dfm_shape_id dfm_test_add_frictionless_floor(dfm_world* w) {
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = 0.2f;
-    bx.half_extents[2] = 0.05f;
+    dfm_shape_def bx = dfm_scene_box_def(0.2f, 0.2f, 0.05f);
     bx.mu = 0.0f;
     return dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
 }

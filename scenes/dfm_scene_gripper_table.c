@@ -1,28 +1,24 @@
-/// @file gripper_table.c
-/// See gripper_table.h.
-#include "gripper_table.h"
+/// @file dfm_scene_gripper_table.c
+/// See dfm_scene_gripper_table.h.
+#include "dfm_scene_gripper_table.h"
+
+#include "dfm_scene_grid.h"
+#include "dfm_scene_shape.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-dfm_result gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int with_base, gripper_table* t) {
+dfm_result dfm_scene_gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int with_base,
+                                         dfm_scene_gripper_table* t) {
     memset(t, 0, sizeof(*t));
-    dfm_shape_def slab = dfm_shape_def_default();
-    slab.type = DFM_SHAPE_BOX;
+    dfm_shape_def slab = dfm_scene_box_def(0.2f, 0.3f, 0.01f);
     slab.host_body = 1;
-    slab.half_extents[0] = 0.2f;
-    slab.half_extents[1] = 0.3f;
-    slab.half_extents[2] = 0.01f;
     slab.mu = 0.3f;
     dfm_shape_def base = slab; /* inset by 5 cm under the slab */
     base.half_extents[0] = 0.15f;
     base.half_extents[2] = 0.2f;
-    dfm_shape_def pad = dfm_shape_def_default();
-    pad.type = DFM_SHAPE_BOX;
-    pad.half_extents[0] = 0.01f;
-    pad.half_extents[1] = 0.06f;
-    pad.half_extents[2] = 0.025f;
+    dfm_shape_def pad = dfm_scene_box_def(0.01f, 0.06f, 0.025f);
     pad.mu = pad_mu;
     pad.ke = 2e4f;
     t->pad = pad;
@@ -50,47 +46,47 @@ dfm_result gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int 
     }
     /* Pads wait open at the pinch height: the inner one under the slab (between the base and the
      * slab's edge), the outer one beyond the arc the overhang sweeps while it drapes. */
-    t->pad_open[0] = GRIPPER_TABLE_EDGE - 0.06f;
-    t->pad_open[1] = GRIPPER_TABLE_EDGE + 0.12f;
+    t->pad_open[0] = DFM_SCENE_GRIPPER_TABLE_EDGE - 0.06f;
+    t->pad_open[1] = DFM_SCENE_GRIPPER_TABLE_EDGE + 0.12f;
     for (int k = 0; k < 2; ++k) {
         t->states[t->first_pad + k].position[0] = t->pad_open[k];
-        t->states[t->first_pad + k].position[2] = GRIPPER_PINCH_Z;
+        t->states[t->first_pad + k].position[2] = DFM_SCENE_GRIPPER_PINCH_Z;
     }
     dfm_result r = dfm_world_set_shape_states(world, t->ids, 0, t->states, 0, n);
     if (r != DFM_OK) return r;
-    dfm_cloth_grid_counts(res, res, &t->vertex_count, &t->triangle_count);
-    t->positions = (float*)malloc(sizeof(float) * 3 * (size_t)t->vertex_count);
-    t->triangles = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)t->triangle_count);
-    if (!t->positions || !t->triangles) return DFM_ERROR_OUT_OF_HOST_MEMORY;
     dfm_cloth_def cd = dfm_cloth_def_default();
     /* 15 cm of overhang: with 22 cm the cloth slid off the table during the settle at res 12 and
      * 20 on the CPU and in some CUDA default-mode runs (it then passed under the pads). */
     const float size = 0.3f, overhang = 0.15f;
-    const float origin[3] = {GRIPPER_TABLE_EDGE + overhang - size, -0.5f * size, cd.contact_radius};
+    const float origin[3] = {DFM_SCENE_GRIPPER_TABLE_EDGE + overhang - size, -0.5f * size, cd.contact_radius};
     const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
-    dfm_cloth_grid_generate(res, res, origin, au, av, t->positions, t->triangles);
-    cd.positions = t->positions;
-    cd.vertex_count = t->vertex_count;
-    cd.triangles = t->triangles;
-    cd.triangle_count = t->triangle_count;
+    dfm_scene_grid g;
+    r = dfm_scene_grid_make(res, res, origin, au, av, &g);
+    t->vertex_count = g.vertex_count;
+    t->triangle_count = g.triangle_count;
+    t->positions = g.positions;
+    t->triangles = g.triangles;
+    if (r != DFM_OK) return r;
     cd.air_drag = 0.5f;
+    cd = dfm_scene_grid_cloth_def(&g, cd);
     t->cloth_def = cd;
     return dfm_world_add_cloth(world, &cd, &t->cloth);
 }
 
-float gripper_table_strip_x(dfm_world* world, const gripper_table* t, float* x) {
+float dfm_scene_gripper_table_strip_x(dfm_world* world, const dfm_scene_gripper_table* t, float* x) {
     dfm_body_get_positions(world, t->cloth, 0, t->vertex_count, x, 0);
     double sx = 0.0;
     int cnt = 0;
     for (int32_t i = 0; i < t->vertex_count; ++i)
-        if (fabsf(x[3 * i + 2] - GRIPPER_PINCH_Z) < 0.02f && x[3 * i] > GRIPPER_TABLE_EDGE - 0.02f) {
+        if (fabsf(x[3 * i + 2] - DFM_SCENE_GRIPPER_PINCH_Z) < 0.02f &&
+            x[3 * i] > DFM_SCENE_GRIPPER_TABLE_EDGE - 0.02f) {
             sx += x[3 * i];
             ++cnt;
         }
-    return cnt ? (float)(sx / cnt) : GRIPPER_TABLE_EDGE + t->cloth_def.contact_radius;
+    return cnt ? (float)(sx / cnt) : DFM_SCENE_GRIPPER_TABLE_EDGE + t->cloth_def.contact_radius;
 }
 
-void gripper_table_free(gripper_table* t) {
+void dfm_scene_gripper_table_free(dfm_scene_gripper_table* t) {
     free(t->positions);
     free(t->triangles);
     t->positions = NULL;

@@ -1,0 +1,32 @@
+/// @file dfm_scene_shape.h
+/// Shapes of a scene: a pose as a shape state, a box def, adding a shape at a pose and moving it.
+/// Positions in m in the world frame; rotations are unit quaternions (x, y, z, w).
+#ifndef DFM_SCENE_SHAPE_H
+#define DFM_SCENE_SHAPE_H
+
+#include <dfm/dfm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A state at position (px, py, pz) with rotation q (NULL = identity), zero velocity and an
+/// inverted AABB (dfm computes it).
+dfm_shape_state dfm_scene_state(float px, float py, float pz, const float q[4]);
+
+/// The default shape def as a box of half extents (hx, hy, hz), m; the material stays default.
+dfm_shape_def dfm_scene_box_def(float hx, float hy, float hz);
+
+/// Adds `def` and places its body at (px, py, pz) with rotation q (NULL = identity); the id into
+/// `out`. Returns DFM_OK or the failing call's result (the world's last error says why).
+dfm_result dfm_scene_add_shape(dfm_world* w, const dfm_shape_def* def, float px, float py, float pz, const float q[4],
+                               dfm_shape_id* out);
+
+/// Moves a shape's body to (px, py, pz) with rotation q (NULL = identity) for the next step.
+dfm_result dfm_scene_move_shape(dfm_world* w, dfm_shape_id id, float px, float py, float pz, const float q[4]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
