@@ -184,7 +184,15 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
     if (r != DFM_OK) goto done;
     {
         int64_t total = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
-        int32_t cap = w->def.contact_capacity > 0 ? w->def.contact_capacity : (int32_t)total;
+        int32_t cap = w->def.contact_capacity;
+        if (cap == 0) {
+            cap = total > DFM_MAX_CONTACT_CAPACITY ? DFM_MAX_CONTACT_CAPACITY : (int32_t)total;
+            if (total > DFM_MAX_CONTACT_CAPACITY)
+                dfm_log(w, DFM_LOG_WARNING,
+                        "%lld contact candidate pairs, above DFM_MAX_CONTACT_CAPACITY: the capacity is %d records per "
+                        "advance; records beyond it are dropped and counted (dfm_contact_stats.dropped_*)",
+                        (long long)total, cap);
+        }
         int32_t np = m->particle_count;
         c->capacity = cap;
         if (!dfm_contact_records_alloc(&c->rec, (size_t)cap) || !CALLOC(c->head, np) ||

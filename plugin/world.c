@@ -61,11 +61,11 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         "with float atomics on CUDA, in varying order); clear DFM_DISABLE_CONTACT_LISTS");
     if (d->cpu_threads < 0)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
-    if (d->contact_capacity < 0)
+    if (d->contact_capacity < 0 || d->contact_capacity > DFM_MAX_CONTACT_CAPACITY)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
-                        "world_def.contact_capacity is %d; must be >= 0 (0 = one per "
-                        "candidate pair)",
-                        d->contact_capacity);
+                        "world_def.contact_capacity is %d; must be in [0, DFM_MAX_CONTACT_CAPACITY = %d] (0 = one "
+                        "per candidate pair)",
+                        d->contact_capacity, DFM_MAX_CONTACT_CAPACITY);
     if (!isfinite(d->contact_penalty_beta) || d->contact_penalty_beta < 0.0f)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.contact_penalty_beta is %g; must be finite and >= 0",
                         (double)d->contact_penalty_beta);

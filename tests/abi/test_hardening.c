@@ -4,7 +4,8 @@
 /// - shape and body ids with a negative index or INT_MIN carrying the world's own tag;
 /// - dfm_tet_box_counts / dfm_tet_box_generate with a vertex count whose product overflows int64;
 /// - dfm_world_last_error(NULL) after a failed and then a successful create;
-/// - negative contact_capacity, negative or NaN penalty ramp settings, unknown disable_flags bits;
+/// - negative or huge (above DFM_MAX_CONTACT_CAPACITY) contact_capacity, negative or NaN penalty
+///   ramp settings, unknown disable_flags bits;
 /// - a vertex range starting at INT32_MAX (signed overflow in the error message);
 /// - dt too large (1e30 s) or a substep too small (1e-45 s) to simulate; 2^31 - 1 iterations (a hang);
 /// - a mesh shape with a finite but huge sdf_cell_size (3e38 m: the bake hung) or a huge mesh
@@ -71,15 +72,16 @@ int main(void) {
         const char* what;
         const char* needle;
         dfm_world_def def;
-    } defs[4];
-    for (int k = 0; k < 4; ++k) defs[k].def = dfm_world_def_default();
+    } defs[5];
+    for (int k = 0; k < 5; ++k) defs[k].def = dfm_world_def_default();
     // clang-format off
     defs[0].what = "negative contact capacity", defs[0].needle = "contact_capacity", defs[0].def.contact_capacity = -1;
     defs[1].what = "negative penalty ramp", defs[1].needle = "contact_penalty_beta", defs[1].def.contact_penalty_beta = -1;
     defs[2].what = "NaN penalty start", defs[2].needle = "contact_penalty_start", defs[2].def.contact_penalty_start = NAN;
     defs[3].what = "unknown flag bit", defs[3].needle = "unknown bits", defs[3].def.disable_flags = 1u << 20;
+    defs[4].what = "huge contact capacity (the fuzzer's 8 GB allocation)", defs[4].needle = "DFM_MAX_CONTACT_CAPACITY", defs[4].def.contact_capacity = DFM_MAX_CONTACT_CAPACITY + 1;
     // clang-format on
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 5; ++k) {
         defs[k].def.backend = DFM_BACKEND_CPU;
         dfm_world* bad = NULL;
         dfm_result r = dfm_world_create(DFM_ABI_VERSION, &defs[k].def, &bad);

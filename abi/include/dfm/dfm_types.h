@@ -96,6 +96,10 @@ enum {
 /// Most substeps and iterations per step a world takes (world def, dfm_world_set_solver_counts): a
 /// billion sweeps per step is a hang, not a setting.
 #define DFM_MAX_SUBSTEPS 1000
+/// Most contact records per advance (world_def.contact_capacity; ABI 1.6): about 160 bytes each on
+/// the host, so 2^25 records are 5 GB. A world with more candidate pairs and capacity 0 gets this
+/// capacity; records beyond it are dropped, counted and logged.
+#define DFM_MAX_CONTACT_CAPACITY (1 << 25)
 #define DFM_MAX_ITERATIONS 1000
 
 /// Largest dt dfm_world_step takes, s: no host tick is longer (a 1e30 s step turned every particle NaN).
