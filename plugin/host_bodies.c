@@ -239,6 +239,12 @@ void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h) {
     dfm_cpu_place_host_shapes(hs);
 }
 
+void dfm_host_bodies_first_shapes(dfm_cpu_host_solve* hs) {
+    for (int32_t b = 0; b < hs->count; ++b) hs->record_offsets[b] = 0;
+    for (int32_t k = hs->shape_count - 1; k >= 0; --k)
+        if (hs->shape_host[k] >= 0) hs->record_offsets[hs->shape_host[k]] = k;
+}
+
 void dfm_host_bodies_end_advance(dfm_cpu_host_solve* hs, float h) {
     for (int32_t b = 0; b < hs->count; ++b) {
         dfm_host_body_rt* r = &hs->bodies[b];

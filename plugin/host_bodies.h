@@ -51,6 +51,11 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
 /// inertia (the last advance's rate) and places its shapes at the corrected start and end poses.
 void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h);
 
+/// For the CUDA backend, which runs the advances' bookkeeping on the device: writes a shape of
+/// each body (index into the live shapes) into hs->record_offsets[0, count) (the CPU solve's
+/// scratch, unused on that path).
+void dfm_host_bodies_first_shapes(dfm_cpu_host_solve* hs);
+
 /// After an advance: the correction's rate over it.
 void dfm_host_bodies_end_advance(dfm_cpu_host_solve* hs, float h);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "host_bodies.h"
 #include "step.h"
 #include "step_guard.h"
 #include "world_internal.h"
@@ -33,6 +34,13 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     }
     for (int32_t s = 0; use_contacts && s < substeps; ++s)
         dfm_step_fill_shapes(w, (float)s / (float)substeps, (float)(s + 1) / (float)substeps, shapes + (size_t)s * S);
+    /* Dynamic host bodies: the device runs their per-advance bookkeeping and solve
+     * (kernels/cuda/host_bodies_cuda.cu); the host starts and finishes the step as on the CPU. */
+    dfm_cpu_host_solve hosts;
+    r = dfm_host_bodies_begin_step(w, 0, dt, &hosts);
+    if (r != DFM_OK) return r;
+    const int coupled = use_contacts && hosts.count > 0;
+    if (coupled) dfm_host_bodies_first_shapes(&hosts);
     dfm_cuda_step_desc d;
     memset(&d, 0, sizeof(d));
     d.dt = dt;
@@ -45,6 +53,12 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     d.shapes = shapes;
     d.penalty_beta = w->def.contact_penalty_beta;
     d.penalty_start = w->def.contact_penalty_start;
+    if (coupled) {
+        d.host_body_count = hosts.count;
+        d.host_bodies = hosts.bodies;
+        d.shape_host = hosts.shape_host;
+        d.host_first_shape = hosts.record_offsets; /* dfm_host_bodies_first_shapes */
+    }
     dfm_cuda_step_results out;
     memset(&out, 0, sizeof(out));
     out.shape_impulse = impulses;
@@ -67,6 +81,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
         for (int a = 0; a < 3; ++a) particle_impulse[a] -= impulses[6 * k + a];
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, particle_impulse, out.kind_counts,
                              use_contacts ? out.max_penetration : 0.0f, use_contacts ? out.residual_max : 0.0f);
+    if (hosts.count > 0) dfm_host_bodies_finish_step(w, &hosts); /* without contacts: zero, solved */
     w->residual_force_max = out.residual_max;
     w->residual_force_sum = out.residual_sum;
     return DFM_OK;

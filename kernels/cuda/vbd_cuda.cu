@@ -19,6 +19,7 @@
 #include "contact_response.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
+#include "host_bodies_cuda.h"
 #include "model_arrays.h"
 #include "vbd_cuda_api.h"
 #include "vbd_particle.h"
@@ -29,7 +30,7 @@
 /// The step settings a captured graph depends on.
 typedef struct dfm_step_key {
     float dt, gravity[3], penalty_beta, penalty_start;
-    int32_t substeps, iterations, deterministic;
+    int32_t substeps, iterations, deterministic, host_body_count;
     uint32_t disable_flags, feature_flags;
 } dfm_step_key;
 
@@ -79,7 +80,8 @@ struct dfm_cuda_backend {
     int32_t body_records_cap;
     void* body_scan_temp;
     size_t body_scan_temp_bytes;
-    dfm_step_key graph_key; ///< Step settings the graph was captured with.
+    dfm_cuda_host_bodies hosts; ///< Dynamic host bodies of the implicit coupling (count 0: none).
+    dfm_step_key graph_key;     ///< Step settings the graph was captured with.
 };
 
 static void free_events(dfm_cuda_backend* b);
@@ -373,6 +375,7 @@ extern "C" void dfm_cuda_backend_destroy(dfm_cuda_backend* b) {
     cudaSetDevice(b->device);
     free_model(b);
     free_events(b);
+    dfm_cuda_host_bodies_free(&b->hosts);
     if (b->own_stream) cudaStreamDestroy(b->stream);
     free(b);
 }
@@ -786,6 +789,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     const int contacts = c->shape_count > 0;
     const uint32_t flags = d->disable_flags;
     const int body_solve = (d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) != 0;
+    const int coupled = contacts && d->host_body_count > 0; /* b->hosts sized for them (dfm_cuda_backend_step) */
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
     if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
     for (int32_t s = 0; s < substeps; ++s) {
@@ -810,8 +814,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                 a.view.flags |= DFM_CONTACT_BODY_SOLVE;
                 a.view.particle_slides = b->particle_slides;
             }
+            if (coupled) /* the bodies' shapes at their corrected poses before detection */
+                TIMED(DFM_PHASE_OTHER, dfm_cuda_host_bodies_begin_advance(&b->hosts, (dfm_shape_rt*)a.view.shapes, v.h,
+                                                                          b->stream, err, err_size));
             TIMED(DFM_PHASE_DETECTION, dfm_cuda_contacts_detect(c, &a, b->stream, err, err_size));
             TIMED(DFM_PHASE_LISTS, dfm_cuda_contacts_lists(c, &a, b->stream, err, err_size));
+            if (coupled)
+                TIMED(DFM_PHASE_LISTS, dfm_cuda_host_bodies_bucket(&b->hosts, a.view, b->stream, err, err_size));
             a.vbd.guess_normal = c->guess_normal;
             a.vbd.guess_gap = c->guess_gap;
             mode = (flags & DFM_DISABLE_CONTACT_LISTS) ? SOLVE_SCATTERED : SOLVE_GATHER;
@@ -830,7 +839,11 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                 TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
             }
             if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_translate(b, a, contacts, err, err_size));
+            if (coupled)
+                TIMED(DFM_PHASE_SOLVE,
+                      dfm_cuda_host_bodies_solve(&b->hosts, a.view, a.vbd.d, v.h, b->stream, err, err_size));
         }
+        if (coupled) TIMED(DFM_PHASE_OTHER, dfm_cuda_host_bodies_end_advance(&b->hosts, v.h, b->stream, err, err_size));
         if (contacts) {
             if (!(flags & DFM_DISABLE_STATIC_FRICTION))
                 for (int32_t col = 0; col < b->color_count; ++col) {
@@ -862,6 +875,7 @@ static dfm_step_key step_key(const dfm_cuda_step_desc* d) {
     k.deterministic = d->deterministic;
     k.penalty_beta = d->penalty_beta;
     k.penalty_start = d->penalty_start;
+    k.host_body_count = d->host_body_count;
     return k;
 }
 
@@ -949,6 +963,17 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         DFM_CUDA_TRY(cudaMemcpyAsync(c->rt, c->rt_staging, (size_t)d->substeps * per * sizeof(dfm_shape_rt),
                                      cudaMemcpyHostToDevice, b->stream));
     }
+    const int32_t host_bodies = c->shape_count > 0 ? d->host_body_count : 0;
+    int hosts_changed = 0;
+    int rh = dfm_cuda_host_bodies_reserve(&b->hosts, host_bodies, c->shape_count, c->capacity, &hosts_changed, err,
+                                          err_size);
+    if (rh) return rh;
+    if (hosts_changed) free_graph(b); /* its kernel parameters point into the bodies' buffers */
+    if (host_bodies > 0) {
+        rh = dfm_cuda_host_bodies_upload(&b->hosts, d->host_bodies, d->shape_host, d->host_first_shape, b->stream, err,
+                                         err_size);
+        if (rh) return rh;
+    }
     /* The rollback copy of what the step changes for good (x, v, kin_start; D2D, outside the graph). */
     const size_t n3 = 3u * (size_t)v.particle_count;
     DFM_CUDA_TRY(cudaMemcpyAsync(b->backup, v.x, n3 * sizeof(float), cudaMemcpyDeviceToDevice, b->stream));
@@ -998,6 +1023,10 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     int32_t max_pen_bits = 0, residual_bits = 0;
     float convergence[2] = {0.0f, 0.0f};
     DFM_CUDA_TRY(cudaMemcpyAsync(convergence, b->convergence, sizeof(convergence), cudaMemcpyDeviceToHost, b->stream));
+    if (host_bodies > 0) {
+        int r = dfm_cuda_host_bodies_download(&b->hosts, d->host_bodies, b->stream, err, err_size);
+        if (r) return r;
+    }
     if (c->shape_count > 0 && out) {
         int r = dfm_cuda_contacts_download(c, d->substeps, out->emitted, out->kind_counts, &max_pen_bits,
                                            &residual_bits, out->shape_impulse, b->stream, err, err_size);

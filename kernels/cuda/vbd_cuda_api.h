@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "contact_view.h"
+#include "host_body_solve.h"
 #include "vbd_view.h"
 
 #ifdef __cplusplus
@@ -85,6 +86,12 @@ typedef struct dfm_cuda_step_desc {
                                        ///< pointers may be host pointers; the backend substitutes its
                                        ///< copies), best in dfm_cuda_backend_shape_staging's buffer.
     float penalty_beta, penalty_start; ///< AVBD ramp (world def).
+    /* dynamic host bodies (implicit coupling; ignored without contacts) */
+    int32_t host_body_count;         ///< 0 = none.
+    dfm_host_body_rt* host_bodies;   ///< Host, host_body_count: their state at the step's start, overwritten
+                                     ///< with their corrections at its end (plugin/host_bodies.c).
+    const int32_t* shape_host;       ///< Host, shape_count: each shape's body in host_bodies, or -1.
+    const int32_t* host_first_shape; ///< Host, host_body_count: a shape of each body.
 } dfm_cuda_step_desc;
 
 /// Results of one step's contacts, copied back at its end.

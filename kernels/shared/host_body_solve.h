@@ -78,24 +78,24 @@ DFM_HD dfm_v3 dfm_host_record_shift(const dfm_host_record* r, const float* q) {
     return dfm_v3_add(dl, dfm_v3_cross(ph, r->arm));
 }
 
-/// Phi at q (up to a constant) with its gradient G and a positive semidefinite Hessian H
-/// (row-major 6x6, double), lambda taken at q_lag. rotational = 0 keeps phi out (H's rotation
-/// block is then the identity and G's zero, so the solve leaves phi at 0).
-DFM_HD double dfm_host_phi(const dfm_host_record* rec, int32_t count, const dfm_host_body_rt* b, float h,
-                           int rotational, const float* q, const float* lag, double* G, double* H) {
+/// The inertia part of Phi at q: sets e, its gradient G and Hessian H (row-major 6x6, double).
+/// rotational = 0 keeps phi out (H's rotation block is then the identity and G's zero, so the
+/// solve leaves phi at 0).
+DFM_HD void dfm_host_phi_inertia(const dfm_host_body_rt* b, float h, int rotational, const float* q, double* e,
+                                 double* G, double* H) {
     const float ih2 = 1.0f / (h * h);
     for (int i = 0; i < 36; ++i) H[i] = 0.0;
     /* inertia: c = c_cur - delta, theta = theta_cur - phi */
     const dfm_v3 dl = dfm_v3_make(q[0], q[1], q[2]), ph = dfm_v3_make(q[3], q[4], q[5]);
     const dfm_v3 ec = dfm_v3_sub(dfm_v3_sub(b->c, dl), b->yc);
-    double e = 0.5 * (double)(b->mass * ih2) * (double)dfm_v3_dot(ec, ec);
+    *e = 0.5 * (double)(b->mass * ih2) * (double)dfm_v3_dot(ec, ec);
     const dfm_v3 gl = dfm_v3_scale(ec, -b->mass * ih2);
     G[0] = gl.x, G[1] = gl.y, G[2] = gl.z;
     for (int i = 0; i < 3; ++i) H[6 * i + i] = (double)(b->mass * ih2);
     if (rotational) {
         const dfm_v3 et = dfm_v3_sub(dfm_v3_sub(b->theta, ph), b->ytheta);
         const dfm_v3 It = dfm_m33_mul_v3(b->inertia, et);
-        e += 0.5 * (double)ih2 * (double)dfm_v3_dot(et, It);
+        *e += 0.5 * (double)ih2 * (double)dfm_v3_dot(et, It);
         G[3] = -(double)(ih2 * It.x), G[4] = -(double)(ih2 * It.y), G[5] = -(double)(ih2 * It.z);
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) H[6 * (3 + i) + 3 + j] = (double)(ih2 * b->inertia.m[i][j]);
@@ -103,38 +103,51 @@ DFM_HD double dfm_host_phi(const dfm_host_record* rec, int32_t count, const dfm_
         G[3] = G[4] = G[5] = 0.0;
         for (int i = 3; i < 6; ++i) H[6 * i + i] = 1.0;
     }
-    for (int32_t k = 0; k < count; ++k) {
-        const dfm_host_record* r = rec + k;
-        double ek = 0.0;
-        dfm_v3 g = dfm_v3_zero();
-        dfm_m33 A = dfm_m33_zero();
-        dfm_body_record_terms(&r->r, h, dfm_host_record_shift(r, q), dfm_host_record_shift(r, lag), &ek, &g, &A);
-        e += ek;
-        G[0] += g.x, G[1] += g.y, G[2] += g.z;
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) H[6 * i + j] += (double)A.m[i][j];
-        if (!rotational) continue;
-        /* shift = delta + phi x arm = delta - [arm]x phi: J = [I, -[arm]x], J^T = [I; [arm]x] */
-        const dfm_v3 tg = dfm_v3_cross(r->arm, g);
-        G[3] += tg.x, G[4] += tg.y, G[5] += tg.z;
-        dfm_v3 AJ[3]; /* column j of A J_phi = -A (arm x e_j) */
-        for (int j = 0; j < 3; ++j) {
-            const dfm_v3 ej = dfm_v3_make(j == 0 ? 1.0f : 0.0f, j == 1 ? 1.0f : 0.0f, j == 2 ? 1.0f : 0.0f);
-            AJ[j] = dfm_v3_neg(dfm_m33_mul_v3(A, dfm_v3_cross(r->arm, ej)));
-        }
-        for (int j = 0; j < 3; ++j) {
-            const dfm_v3 col = AJ[j];
-            /* translation-rotation block: H[i][3+j] = (A J)_ij, and its transpose */
-            H[6 * 0 + 3 + j] += (double)col.x, H[6 * 1 + 3 + j] += (double)col.y, H[6 * 2 + 3 + j] += (double)col.z;
-            H[6 * (3 + j) + 0] += (double)col.x, H[6 * (3 + j) + 1] += (double)col.y,
-                H[6 * (3 + j) + 2] += (double)col.z;
-            /* rotation block: J^T (A J) column j = [arm]x col = arm x col */
-            const dfm_v3 rr = dfm_v3_cross(r->arm, col);
-            H[6 * 3 + 3 + j] += (double)rr.x, H[6 * 4 + 3 + j] += (double)rr.y, H[6 * 5 + 3 + j] += (double)rr.z;
-        }
+}
+
+/// Adds record r's part of Phi at q (lambda taken at q_lag) to e, G and H.
+DFM_HD void dfm_host_phi_add_record(const dfm_host_record* r, float h, int rotational, const float* q, const float* lag,
+                                    double* e, double* G, double* H) {
+    double ek = 0.0;
+    dfm_v3 g = dfm_v3_zero();
+    dfm_m33 A = dfm_m33_zero();
+    dfm_body_record_terms(&r->r, h, dfm_host_record_shift(r, q), dfm_host_record_shift(r, lag), &ek, &g, &A);
+    *e += ek;
+    G[0] += g.x, G[1] += g.y, G[2] += g.z;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) H[6 * i + j] += (double)A.m[i][j];
+    if (!rotational) return;
+    /* shift = delta + phi x arm = delta - [arm]x phi: J = [I, -[arm]x], J^T = [I; [arm]x] */
+    const dfm_v3 tg = dfm_v3_cross(r->arm, g);
+    G[3] += tg.x, G[4] += tg.y, G[5] += tg.z;
+    dfm_v3 AJ[3]; /* column j of A J_phi = -A (arm x e_j) */
+    for (int j = 0; j < 3; ++j) {
+        const dfm_v3 ej = dfm_v3_make(j == 0 ? 1.0f : 0.0f, j == 1 ? 1.0f : 0.0f, j == 2 ? 1.0f : 0.0f);
+        AJ[j] = dfm_v3_neg(dfm_m33_mul_v3(A, dfm_v3_cross(r->arm, ej)));
     }
+    for (int j = 0; j < 3; ++j) {
+        const dfm_v3 col = AJ[j];
+        /* translation-rotation block: H[i][3+j] = (A J)_ij, and its transpose */
+        H[6 * 0 + 3 + j] += (double)col.x, H[6 * 1 + 3 + j] += (double)col.y, H[6 * 2 + 3 + j] += (double)col.z;
+        H[6 * (3 + j) + 0] += (double)col.x, H[6 * (3 + j) + 1] += (double)col.y, H[6 * (3 + j) + 2] += (double)col.z;
+        /* rotation block: J^T (A J) column j = [arm]x col = arm x col */
+        const dfm_v3 rr = dfm_v3_cross(r->arm, col);
+        H[6 * 3 + 3 + j] += (double)rr.x, H[6 * 4 + 3 + j] += (double)rr.y, H[6 * 5 + 3 + j] += (double)rr.z;
+    }
+}
+
+/// Phi at q (up to a constant) with its gradient G and a positive semidefinite Hessian H
+/// (row-major 6x6, double), lambda taken at q_lag: the inertia, then the records in order.
+DFM_HD double dfm_host_phi(const dfm_host_record* rec, int32_t count, const dfm_host_body_rt* b, float h,
+                           int rotational, const float* q, const float* lag, double* G, double* H) {
+    double e = 0.0;
+    dfm_host_phi_inertia(b, h, rotational, q, &e, G, H);
+    for (int32_t k = 0; k < count; ++k) dfm_host_phi_add_record(rec + k, h, rotational, q, lag, &e, G, H);
     return e;
 }
+
+/// Whether the solve moves the body's rotation (an inertia was given).
+DFM_HD int dfm_host_body_rotational(const dfm_host_body_rt* b) { return dfm_m33_trace(b->inertia) > 0.0f; }
 
 /// Solves A x = b for a symmetric positive definite 6x6 A (row-major, overwritten by its
 /// Cholesky factor); 0 when A is not positive definite.
@@ -169,7 +182,7 @@ DFM_HD int dfm_spd6_solve(double* A, const double* b, double* x) {
 /// nothing finite comes out.
 DFM_HD void dfm_host_body_solve(const dfm_host_record* rec, int32_t count, const dfm_host_body_rt* b, float h,
                                 float* q) {
-    const int rotational = dfm_m33_trace(b->inertia) > 0.0f;
+    const int rotational = dfm_host_body_rotational(b);
     for (int i = 0; i < 6; ++i) q[i] = 0.0f;
     if (!(b->mass > 0.0f)) return;
     double G[6], H[36], Gt[6], Ht[36], step[6];

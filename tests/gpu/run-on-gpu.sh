@@ -62,6 +62,11 @@ elif [ -n "$san" ]; then
   DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
   DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step memcheck_body_pinch "$san" --tool memcheck --error-exitcode 1 \
     build-gpu/tests/physics/test_physics_pinch 4 2
+  # The host-body coupling's kernels (block per body, shape placement, bucketing).
+  DFM_TEST_BACKEND=cuda step memcheck_coupling "$san" --tool memcheck --error-exitcode 1 \
+    build-gpu/tests/physics/test_physics_heavy_hammock --small
+  DFM_TEST_BACKEND=cuda step racecheck_coupling "$san" --tool racecheck --error-exitcode 1 \
+    build-gpu/tests/physics/test_physics_heavy_hammock --small
   # The block-per-body kernel under racecheck (the pinch on CUDA is a known failure of the physics,
   # so the step passes on the sanitizer's summary, not the test's exit code).
   DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step racecheck_body_pinch bash -c "'$san' --tool racecheck \

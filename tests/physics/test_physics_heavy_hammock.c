@@ -19,6 +19,13 @@
 ///   - the reaction the contacts report over the last 0.5 s averages the box's weight within 5%
 ///     (at rest the box's momentum does not change; 5% allows the cloth's residual swing).
 /// Debugging: DFM_ONLY="<kg>,<1 implicit | 0 explicit>" runs one case, DFM_TRACE=1 prints the box every 12 ticks.
+///
+/// `--parity` (CTest test_gpu_coupling_parity, label gpu;parity; skips with 77 without a GPU) runs
+/// the 1 kg and 20 kg implicit cases on the CUDA backend and on the CPU and compares the box's
+/// height tick by tick: they must agree within 2 mm over the whole run (the box's own radius of
+/// contact, kHalf, is 100 mm; the cloth's particle radius 2 mm; float summation order alone moves the
+/// symmetric scene by less) and both must pass the implicit checks above. `--small` runs the 20 kg
+/// case for 0.25 s and checks nothing (for compute-sanitizer).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,11 +75,15 @@ typedef struct outcome {
     int apexes;
 } outcome;
 
-static outcome run(double mass, int implicit) {
+/// backend: -1 = DFM_TEST_BACKEND's pick; z_trace (may be NULL): the box's height after each tick.
+static double g_seconds = 6.0; /* --small: 0.25 */
+
+static outcome run(double mass, int implicit, int backend, double* z_trace) {
     dfm_world_def wd = dfm_world_def_default();
     wd.substeps = 2;
     wd.iterations = 10;
     dfm_test_pick_backend(&wd);
+    if (backend >= 0) wd.backend = (dfm_backend)backend;
     dfm_world* w = dfm_test_create(&wd);
     dfm_test_grid g = dfm_test_make_grid(RES, RES, 1.0f, 1.0f, -0.5f, -0.5f, kPinZ);
     dfm_cloth_def cd = dfm_cloth_def_default();
@@ -105,7 +116,7 @@ static outcome run(double mass, int implicit) {
     outcome o;
     memset(&o, 0, sizeof(o));
     o.weight = mass * kG;
-    const int ticks = (int)(6.0f / kDt + 0.5f), rest_from = ticks - (int)(0.5f / kDt + 0.5f);
+    const int ticks = (int)(g_seconds / kDt + 0.5), rest_from = ticks - (int)(0.5f / kDt + 0.5f);
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
     int rest_samples = 0, touched = 0;
     double last_apex = INFINITY, prev_vz = 0.0;
@@ -160,6 +171,7 @@ static outcome run(double mass, int implicit) {
             ++o.apexes;
         }
         prev_vz = b.v[2];
+        if (z_trace) z_trace[t] = b.x[2];
         if (getenv("DFM_TRACE") && t % 12 == 0)
             printf("t %.3f z %.4f v %+.3f %+.3f %+.3f |w| %.3f F %+8.2f %+8.2f %+8.2f\n", (t + 1) * kDt, b.x[2], b.v[0],
                    b.v[1], b.v[2], sqrt(b.w[0] * b.w[0] + b.w[1] * b.w[1] + b.w[2] * b.w[2]), f[0], f[1], f[2]);
@@ -184,37 +196,81 @@ static outcome run(double mass, int implicit) {
     return o;
 }
 
-int main(void) {
+/// The implicit checks of one case (prints its figures).
+static void check_implicit(const outcome* o, double mass, const char* backend) {
+    const int rests = o->rest_speed < 0.02 && o->rest_spin < 0.1;
+    CHECK(o->apexes >= 2 && o->apex_growth < 1e-3, "%s, %.0f kg box: %d apexes, one %.4f m above the one before",
+          backend, mass, o->apexes, o->apex_growth);
+    CHECK(o->sag > 0.0 && o->sag < 0.4, "%s, %.0f kg box not carried (sag %.3f m)", backend, mass, o->sag);
+    CHECK(o->deepest < 0.005, "%s, %.0f kg box: a particle %.4f m inside", backend, mass, o->deepest);
+    CHECK(fabs(o->rest_force_z - o->rest_impulse_z) < 0.1 * o->weight,
+          "%s, %.0f kg box: reaction %.3f N, its corrections %.3f N", backend, mass, o->rest_force_z,
+          o->rest_impulse_z);
+    if (mass < 10.0) {
+        CHECK(rests, "%s, %.0f kg box does not rest", backend, mass);
+        CHECK(fabs(o->rest_force_z / o->weight - 1.0) < 0.05, "%s, %.0f kg box: reaction %.4f of its weight", backend,
+              mass, o->rest_force_z / o->weight);
+    }
+}
+
+static void print_outcome(const outcome* o, double mass, const char* what) {
+    printf(
+        "%4.0f kg box, %s: speed / spin over the last 0.5 s %.4f m/s / %.4f rad/s (limits 0.02 / 0.1); bottom %.4f m "
+        "below the pins; deepest particle in the box %.4f m; mean reaction z %.3f N (weight %.3f N, ratio %.4f; "
+        "from the corrections %.3f N); %d apexes, largest rise %.4f m\n",
+        mass, what, o->rest_speed, o->rest_spin, o->sag, o->deepest, o->rest_force_z, o->weight,
+        o->rest_force_z / o->weight, o->rest_impulse_z, o->apexes, o->apex_growth);
+}
+
+/// --parity: CUDA against the CPU, tick by tick.
+static int parity(void) {
+    const int ticks = (int)(6.0f / kDt + 0.5f);
+    double* zg = (double*)calloc((size_t)ticks, sizeof(double));
+    double* zc = (double*)calloc((size_t)ticks, sizeof(double));
+    const double masses[2] = {1.0, 20.0};
+    for (int m = 0; m < 2; ++m) {
+        const outcome og = run(masses[m], 1, DFM_BACKEND_CUDA, zg); /* exits 77 without a GPU */
+        const outcome oc = run(masses[m], 1, DFM_BACKEND_CPU, zc);
+        print_outcome(&og, masses[m], "implicit coupling, CUDA");
+        print_outcome(&oc, masses[m], "implicit coupling, CPU");
+        check_implicit(&og, masses[m], "CUDA");
+        check_implicit(&oc, masses[m], "CPU");
+        double worst = 0.0;
+        int at = 0;
+        for (int t = 0; t < ticks; ++t)
+            if (fabs(zg[t] - zc[t]) > worst) worst = fabs(zg[t] - zc[t]), at = t;
+        printf("%4.0f kg box: largest |z_cuda - z_cpu| %.5f m at t %.3f s (bound 0.002 m)\n", masses[m], worst,
+               (at + 1) * kDt);
+        CHECK(worst < 0.002, "%.0f kg box: backends differ by %.4f m at t %.3f s", masses[m], worst, (at + 1) * kDt);
+    }
+    free(zg);
+    free(zc);
+    return dfm_test_finish("test_physics_heavy_hammock --parity");
+}
+
+int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "--parity") == 0) return parity();
+    if (argc > 1 && strcmp(argv[1], "--small") == 0) { /* for compute-sanitizer: runs, checks nothing */
+        g_seconds = 0.25;
+        const outcome o = run(20.0, 1, -1, NULL);
+        print_outcome(&o, 20.0, "implicit coupling, 0.25 s (--small: not checked)");
+        return dfm_test_finish("test_physics_heavy_hammock --small");
+    }
     const char* only = getenv("DFM_ONLY"); /* "m,implicit" */
     const double masses[2] = {1.0, 20.0};
     for (int m = 0; m < 2; ++m) {
         for (int implicit = 1; implicit >= (masses[m] > 10.0 ? 0 : 1); --implicit) {
             if (only && (atoi(only) != (int)masses[m] || atoi(strchr(only, ',') + 1) != implicit)) continue;
-            const outcome o = run(masses[m], implicit);
-            const int rests = o.rest_speed < 0.02 && o.rest_spin < 0.1;
-            printf("%4.0f kg box, %s coupling: speed / spin over the last 0.5 s %.4f m/s / %.4f rad/s (limits 0.02 / "
-                   "0.1); bottom %.4f m below the pins; deepest particle in the box %.4f m; mean reaction z %.3f N "
-                   "(weight %.3f N, ratio %.4f; from the corrections %.3f N); %d apexes, largest rise %.4f m\n",
-                   masses[m], implicit ? "implicit" : "explicit", o.rest_speed, o.rest_spin, o.sag, o.deepest,
-                   o.rest_force_z, o.weight, o.rest_force_z / o.weight, o.rest_impulse_z, o.apexes, o.apex_growth);
+            const outcome o = run(masses[m], implicit, -1, NULL);
+            print_outcome(&o, masses[m], implicit ? "implicit coupling" : "explicit coupling");
             if (!implicit) {
-                if (rests) {
+                if (o.rest_speed < 0.02 && o.rest_spin < 0.1) {
                     fprintf(stderr, "the explicit coupling rests the heavy box too: the scene tells nothing apart\n");
                     ++g_dfm_test_failures;
                 }
                 continue;
             }
-            CHECK(o.apexes >= 2 && o.apex_growth < 1e-3, "%.0f kg box: %d apexes, one %.4f m above the one before",
-                  masses[m], o.apexes, o.apex_growth);
-            CHECK(o.sag > 0.0 && o.sag < 0.4, "%.0f kg box not carried (sag %.3f m)", masses[m], o.sag);
-            CHECK(o.deepest < 0.005, "%.0f kg box: a particle %.4f m inside", masses[m], o.deepest);
-            CHECK(fabs(o.rest_force_z - o.rest_impulse_z) < 0.1 * o.weight,
-                  "%.0f kg box: reaction %.3f N, its corrections %.3f N", masses[m], o.rest_force_z, o.rest_impulse_z);
-            if (masses[m] < 10.0) {
-                CHECK(rests, "%.0f kg box does not rest", masses[m]);
-                CHECK(fabs(o.rest_force_z / o.weight - 1.0) < 0.05, "%.0f kg box: reaction %.4f of its weight",
-                      masses[m], o.rest_force_z / o.weight);
-            }
+            check_implicit(&o, masses[m], dfm_test_on_cuda() ? "CUDA" : "CPU");
         }
     }
     return dfm_test_finish("test_physics_heavy_hammock");
