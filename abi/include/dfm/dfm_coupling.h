@@ -19,8 +19,9 @@
 ///      velocity (and does not apply the reactions to it as well: they are in the correction).
 ///
 /// The next step starts the body's shapes from the corrected pose. Supported by the built-in vbd
-/// solver on the CPU backend; elsewhere the step solves nothing for the body and the correction's
-/// `solved` is 0 (the host then applies the reactions itself). Same ownership, threading and error
+/// solver on the CPU and CUDA backends; elsewhere (xpbd, a registered provider) the step solves
+/// nothing for the body and the correction's `solved` is 0 (the host then applies the reactions
+/// itself). Same ownership, threading and error
 /// rules as dfm_world.h.
 #ifndef DFM_COUPLING_H
 #define DFM_COUPLING_H
