@@ -115,6 +115,7 @@ dfm_result dfm_world_set_host_body_dynamics(dfm_world* w, const dfm_host_body_dy
             memset(&hb->entries[at], 0, sizeof(hb->entries[at]));
             hb->entries[at].host_body = d->host_body;
             hb->entries[at].solved_at = -1;
+            hb->entries[at].saved_at = -1;
             hb->entries[at].last.host_body = d->host_body;
         }
         hb->entries[at].mass = d->mass;
@@ -174,6 +175,12 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
         !grow((void**)&hb->records, &hb->records_cap, records > 0 ? records : 1, sizeof(*hb->records)))
         return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the host bodies' solve (%d bodies)",
                         nb);
+    for (int32_t b = 0; b < nb; ++b) { /* for a rollback of this step */
+        dfm_host_body_entry* e = &hb->entries[b];
+        memcpy(e->saved_end_velocity, e->end_velocity, sizeof(e->end_velocity));
+        e->saved_has_end_velocity = e->has_end_velocity;
+        e->saved_at = w->step_count;
+    }
     for (int32_t b = 0; b < nb; ++b) {
         const dfm_host_body_entry* e = &hb->entries[b];
         dfm_host_body_rt* r = &hb->rt[b];
@@ -292,4 +299,15 @@ void dfm_host_bodies_forget(dfm_world* w) {
         hb->entries[b].last.host_body = id;
         hb->entries[b].solved_at = -1;
     }
+}
+
+void dfm_host_bodies_rollback(dfm_world* w) {
+    dfm_host_bodies* hb = &w->host_bodies;
+    for (int32_t b = 0; b < hb->count; ++b) {
+        dfm_host_body_entry* e = &hb->entries[b];
+        if (e->saved_at != w->step_count) continue; /* the refused step never began for it */
+        memcpy(e->end_velocity, e->saved_end_velocity, sizeof(e->end_velocity));
+        e->has_end_velocity = e->saved_has_end_velocity;
+    }
+    dfm_host_bodies_forget(w);
 }

@@ -19,11 +19,14 @@
 /// One host body with dynamics.
 typedef struct dfm_host_body_entry {
     uint64_t host_body;
-    float mass;                    ///< kg.
-    float inertia[9];              ///< kg m^2, world frame, row-major.
-    int64_t solved_at;             ///< world step_count after the step that solved `last` (-1: none).
-    float end_velocity[6];         ///< Its velocity at the end of the last solved step, corrected (m/s, rad/s).
-    int has_end_velocity;          ///< 0 until a step solved it.
+    float mass;                  ///< kg.
+    float inertia[9];            ///< kg m^2, world frame, row-major.
+    int64_t solved_at;           ///< world step_count after the step that solved `last` (-1: none).
+    float end_velocity[6];       ///< Its velocity at the end of the last solved step, corrected (m/s, rad/s).
+    int has_end_velocity;        ///< 0 until a step solved it.
+    float saved_end_velocity[6]; ///< end_velocity as the step that began at step_count saved_at found it.
+    int saved_has_end_velocity;
+    int64_t saved_at;              ///< world step_count when begin_step saved them (-1: never).
     dfm_host_body_correction last; ///< The last step's correction.
 } dfm_host_body_entry;
 
@@ -65,5 +68,10 @@ void dfm_host_bodies_finish_step(dfm_world* w, const dfm_cpu_host_solve* hs);
 
 /// The step was refused or solved nothing for the bodies: no correction counts as solved.
 void dfm_host_bodies_forget(dfm_world* w);
+
+/// The step was refused (plugin/step_guard.c): forgets its corrections and restores each body's
+/// end velocity to what it was before that step began, so the next step's kick is measured as if
+/// the refused one had not happened.
+void dfm_host_bodies_rollback(dfm_world* w);
 
 #endif

@@ -74,8 +74,8 @@ dfm_result dfm_step_guard_check(dfm_world* w, dfm_result r) {
 }
 
 dfm_result dfm_step_guard_refuse(dfm_world* w, int32_t bad, int kind) {
-    w->contacts.count = 0;     /* the failed step's records are gone with it */
-    dfm_host_bodies_forget(w); /* and its host bodies' corrections */
+    w->contacts.count = 0;       /* the failed step's records are gone with it */
+    dfm_host_bodies_rollback(w); /* and its host bodies' corrections and kicks */
     w->nonfinite_steps++;
     const int32_t body = w->model.particle_body && bad >= 0 && bad < w->model.particle_count
                              ? w->model.particle_body[bad]
