@@ -64,13 +64,24 @@ DFM_HD dfm_v3 dfm_contact_node_force(const dfm_contact_view* c, const float* rec
 /// sum of the forces their records' nodes put on them (dfm_contact_node_force) and S the sum of
 /// those forces' magnitudes, extra = (P - R) / S (3 floats; zero when nothing touches). Summed
 /// in particle and list order (deterministic).
+/// A body with a pinned or kinematic particle gets no extra: its supports take the gap. A pin's
+/// force is not measured but inferred from the unconverged elastic forces of the iterate, and
+/// that inference is what the gap corrects, while a record's force is its spring's. A cloth
+/// hanging from a hook row reads about 80 N of unconverged tension at its pins at 4 x 10 (for a
+/// 0.18 N cloth); with the gap spread over the pads that grip it below the hook, each pad read
+/// +40 N vertical (229 of its weights: the benchmark's cloth-lift, docs/bench.md), and a box
+/// resting on a pinned hammock read 1.54x its weight.
 DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view* v, const float* record_force,
                                    const float* node_friction, const float* residual, int32_t first, int32_t end,
                                    float* extra) {
     dfm_v3 P = dfm_v3_zero(), R = dfm_v3_zero();
     float S = 0.0f;
+    int supported = 0;
     for (int32_t i = first; i < end; ++i) {
-        if (v->mode[i] != 0) continue;
+        if (v->mode[i] != 0) {
+            supported = 1;
+            continue;
+        }
         P = dfm_v3_add(P, dfm_v3_load(residual + 3 * i));
         for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
             dfm_v3 q = dfm_contact_node_force(c, record_force, node_friction, node);
@@ -78,7 +89,7 @@ DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view
             if (!c->shapes[c->rec.shape[node / 3]].coupled) S += dfm_v3_len(q); /* coupled bodies take no share */
         }
     }
-    dfm_v3_store(S > 0.0f ? dfm_v3_scale(dfm_v3_sub(P, R), 1.0f / S) : dfm_v3_zero(), extra);
+    dfm_v3_store(S > 0.0f && !supported ? dfm_v3_scale(dfm_v3_sub(P, R), 1.0f / S) : dfm_v3_zero(), extra);
 }
 
 /// Pass 2c for particle i (no-op without a list): writes 3 floats per node of i's list at

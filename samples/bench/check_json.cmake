@@ -1,6 +1,6 @@
 # Runs dfm_bench at a tiny size on the CPU and checks that its JSON is complete: every run has
 # every documented field, the numbers are finite and positive, and the grasp held in every
-# environment (the warmup reaches 0.37 s into the lift).
+# environment (the warmup reaches 0.37 s into the lift), with every reaction within the force bound.
 execute_process(COMMAND ${BENCH} --backend cpu --envs 2 --steps 2 --windows 3 --warmup 40 --quiet --json ${OUT}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 message("${stdout}")
@@ -30,6 +30,16 @@ foreach(i RANGE 0 ${last})
                 reaction_peak_pad_vertical_w)
     string(JSON t TYPE "${json}" runs ${i} ${field})
   endforeach()
+  # The force bound (docs/bench.md, force_bound_worst in main.c): every bounded reaction within it,
+  # and no shape pulled toward the body (a 0.01-weight tolerance for float noise at contact onset).
+  string(JSON worst GET "${json}" runs ${i} force_bound_worst)
+  string(JSON push GET "${json}" runs ${i} reaction_min_push_w)
+  if(NOT worst LESS_EQUAL 1.0)
+    message(FATAL_ERROR "run ${i}: a reaction reached ${worst} of its force bound")
+  endif()
+  if(push LESS -0.01)
+    message(FATAL_ERROR "run ${i}: a shape was pulled toward the body (${push} weights)")
+  endif()
   string(JSON npeaks LENGTH "${json}" runs ${i} reaction_peak_w)
   if(NOT npeaks EQUAL 4)
     message(FATAL_ERROR "run ${i}: reaction_peak_w has ${npeaks} entries, not 4 (table, pads, palm)")

@@ -35,6 +35,9 @@ typedef struct run_result {
     double peak_w[4];            ///< Environment 0: each shape's largest reaction |F| over the run (table, pad -y,
                                  ///< pad +y, palm), in weights of its body.
     double peak_pad_vertical_w;  ///< ... the pads' largest vertical (friction-carried) part, in weights.
+    double min_push_w;           ///< ... the least push of a shape along its outward direction (pads apart, table
+                                 ///< down, palm up), in weights: below 0 a shape was pulled (attractive).
+    double force_bound_worst;    ///< The largest of peak / bound over the bounded reactions (force_bound).
     int ok;                      ///< Every step succeeded and the timing is valid.
 } run_result;
 
@@ -70,11 +73,15 @@ static void progress(const cli* c, const char* what, int done, int total, double
     if (done == total) fputc('\n', stderr);
 }
 
-/// Tracks environment 0's reactions after a step: each shape's largest |F| and the pads' largest
-/// vertical part (the weight they carry by friction), in weights of the body.
+/// Tracks environment 0's reactions after a step: each shape's largest |F|, the pads' largest
+/// vertical part (the weight they carry by friction), in weights of the body, and the least push
+/// along each shape's outward direction (pad -y: -y, pad +y: +y, table: -z, palm: +z).
 static void track_reactions(const bench_workload* w, double weight, run_result* res) {
     float f[12];
     if (!(weight > 0.0) || dfm_world_get_shape_reactions(w->world, w->shapes, 4, f, NULL, 0) != DFM_OK) return;
+    const double push[4] = {-f[2], -f[4], f[7], f[11]};
+    for (int k = 0; k < 4; ++k)
+        if (push[k] / weight < res->min_push_w) res->min_push_w = push[k] / weight;
     for (int k = 0; k < 4; ++k) {
         double m = sqrt((double)f[3 * k] * f[3 * k] + (double)f[3 * k + 1] * f[3 * k + 1] +
                         (double)f[3 * k + 2] * f[3 * k + 2]);
@@ -82,6 +89,28 @@ static void track_reactions(const bench_workload* w, double weight, run_result* 
         if ((k == 1 || k == 2) && fabs((double)f[3 * k + 2]) / weight > res->peak_pad_vertical_w)
             res->peak_pad_vertical_w = fabs((double)f[3 * k + 2]) / weight;
     }
+}
+
+/// The force bound of issue 13 (docs/bench.md): the reactions the physics requires, in body
+/// weights, given the squeeze the host applies. The pads' squeeze is the host's choice (where it
+/// puts them), so their magnitude is not bounded; everything else is:
+///   - cloth-lift: the table, the palm and each pad's vertical part carry at most the cloth's
+///     weight times (1 + a/g) and its swing: 3 W (the lift's acceleration is a small fraction of g;
+///     the factor leaves room for the pendulum swing of the cloth below the pads);
+///   - soft-lift: as much plus the squeeze's Poisson push: a cube squeezed along y by S pushes
+///     along z on what confines it (the table, the palm, the pads' friction) with up to nu S
+///     (uniaxial stress with z held: sigma_z = nu sigma_y), nu = lambda / (2 (lambda + mu)) of the
+///     cube's material, S the larger pad's peak reaction.
+/// Returns the worst peak / bound (<= 1: within the bound).
+static double force_bound_worst(const run_result* r) {
+    double extra = 0.0;
+    if (r->kind == BENCH_SOFT_LIFT) {
+        const dfm_volume_def vd = dfm_volume_def_default(); /* the workload's cube material */
+        const double nu = vd.lambda / (2.0 * ((double)vd.lambda + vd.mu));
+        extra = nu * fmax(r->peak_w[1], r->peak_w[2]);
+    }
+    const double bound = 3.0 + extra;
+    return fmax(fmax(r->peak_w[0], r->peak_w[3]), r->peak_pad_vertical_w) / bound;
 }
 
 /// Builds, warms up and times one configuration.
@@ -175,6 +204,7 @@ static run_result run_one(const cli* c, bench_options o) {
     res.contacts_capacity = cs.capacity;
     res.contacts_dropped = cs.dropped_total;
     res.ok = isfinite(res.env_steps_per_s) && res.env_steps_per_s > 0.0;
+    res.force_bound_worst = force_bound_worst(&res);
     /* The grasp is part of the workload: a run whose bodies did not rise with the gripper measured
      * something else (the cloth-lift "lift" used to be a snag at a pad's edge). */
     res.lift_m = bench_workload_lift(&w, t);
@@ -205,6 +235,9 @@ static void print_row(const run_result* r) {
     printf("|   reactions (env 0, peak over the run, body weights): table %.2f, pads %.2f / %.2f (vertical %.2f), "
            "palm %.2f |\n",
            r->peak_w[0], r->peak_w[1], r->peak_w[2], r->peak_pad_vertical_w, r->peak_w[3]);
+    printf("|   force bound (docs/bench.md): worst %.3f of its bound%s; least outward push %.3f weights%s |\n",
+           r->force_bound_worst, r->force_bound_worst <= 1.0 ? "" : " (EXCEEDED)", r->min_push_w,
+           r->min_push_w >= -0.01 ? "" : " (a shape was pulled)");
     if (r->held_envs >= 0)
         printf("|   grasp: held in %d of %d environments after a %.3f m lift%s |\n", r->held_envs, r->envs, r->lift_m,
                r->held_envs == r->envs ? "" : " (FAILED: a body did not rise with the gripper)");
@@ -226,12 +259,13 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
             "\"contacts_active\": %d, \"contacts_capacity\": %d, \"contacts_dropped\": %lld, "
             "\"device_memory_bytes\": %lld, \"grasp_lift_m\": %.4g, \"grasp_held_envs\": %d, "
             "\"reaction_peak_w\": [%.4g, %.4g, %.4g, %.4g], \"reaction_peak_pad_vertical_w\": %.4g, "
+            "\"force_bound_worst\": %.4g, \"reaction_min_push_w\": %.4g, "
             "\"phase_ms_per_env_step\": ",
             kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors,
             c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s, r->wall_ms_per_env_step,
             r->wall_ms_per_step, r->contacts_active, r->contacts_capacity, (long long)r->contacts_dropped,
             (long long)r->device_memory_bytes, r->lift_m, r->held_envs, r->peak_w[0], r->peak_w[1], r->peak_w[2],
-            r->peak_w[3], r->peak_pad_vertical_w);
+            r->peak_w[3], r->peak_pad_vertical_w, r->force_bound_worst, r->min_push_w);
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         double e = r->envs > 0 ? (double)r->envs : 1.0;
