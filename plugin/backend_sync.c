@@ -53,12 +53,7 @@ dfm_result dfm_world_sync_device(dfm_world* w) {
     cd.count = m->count;
         DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
 #undef FEATURE_ROW
-        cd.cand_particle_count = c->cand_particle_count;
-        cd.cand_edge_count = c->cand_edge_count;
-        cd.cand_face_count = c->cand_face_count;
-        cd.cand_particle = c->cand_particle;
-        cd.cand_edge = c->cand_edge;
-        cd.cand_face = c->cand_face;
+        cd.cand = c->cand;
         cd.capacity = c->capacity;
         cd.deterministic = w->def.deterministic;
         /* mesh grids are read from the shapes' geometry */

@@ -13,12 +13,11 @@
 /// Contact pipeline storage (host arrays for the CPU backend), rebuilt when topology or the set
 /// of shapes changes; anchors restart then.
 typedef struct dfm_contacts {
-    int dirty;           ///< Shapes or bodies changed: candidates must be rebuilt.
-    int32_t shape_count; ///< Live shapes, in slot order.
-    int32_t* shape_slot; ///< Slot of each live shape index.
-    dfm_shape_rt* rt;    ///< Per live shape: runtime data for the advance.
-    int32_t cand_particle_count, cand_edge_count, cand_face_count;
-    int32_t *cand_particle, *cand_edge, *cand_face;
+    int dirty;                   ///< Shapes or bodies changed: candidates must be rebuilt.
+    int32_t shape_count;         ///< Live shapes, in slot order.
+    int32_t* shape_slot;         ///< Slot of each live shape index.
+    dfm_shape_rt* rt;            ///< Per live shape: runtime data for the advance.
+    dfm_contact_candidates cand; ///< Candidate lists (owned).
     int32_t capacity;
     int32_t count;
     dfm_contact_records rec; ///< Room for `capacity` records.
@@ -55,5 +54,8 @@ int dfm_contact_records_alloc(dfm_contact_records* r, size_t n);
 
 /// Frees the record arrays of `r` and sets them to NULL.
 void dfm_contact_records_free(dfm_contact_records* r);
+
+/// Frees the pair arrays of `c` and zeroes it.
+void dfm_contact_candidates_free(dfm_contact_candidates* c);
 
 #endif

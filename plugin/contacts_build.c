@@ -30,12 +30,15 @@ void dfm_contact_records_free(dfm_contact_records* r) {
 #undef FREE
 }
 
+void dfm_contact_candidates_free(dfm_contact_candidates* c) {
+    for (int k = 0; k < DFM_CANDIDATE_KINDS; ++k) free(c->pairs[k]);
+    memset(c, 0, sizeof(*c));
+}
+
 void dfm_contacts_free(dfm_contacts* c) {
     free(c->shape_slot);
     free(c->rt);
-    free(c->cand_particle);
-    free(c->cand_edge);
-    free(c->cand_face);
+    dfm_contact_candidates_free(&c->cand);
     dfm_contact_records_free(&c->rec);
     free(c->head);
     free(c->next);
@@ -116,20 +119,22 @@ static int sort_by_shape(int32_t* pairs, int32_t n, int32_t shapes) {
     return 0;
 }
 
-/// Builds one candidate list for features whose environment is feat_env[f].
-static dfm_result build_list(dfm_world* w, const env_shapes* es, const int32_t* feat_env, int32_t n, int32_t** out,
-                             int32_t* out_count, const char* kind) {
+/// Builds candidate list `kind` of the contacts for features whose environment is feat_env[f].
+static dfm_result build_list(dfm_world* w, const env_shapes* es, const int32_t* feat_env, int32_t n, int kind) {
+    static const char* const k_kind_name[DFM_CANDIDATE_KINDS] = {"particle", "edge", "face"};
+    const char* name = k_kind_name[kind];
+    dfm_contact_candidates* cand = &w->contacts.cand;
     int64_t count = emit(es, w->contacts.shape_count, feat_env, n, NULL);
     if (count > INT32_MAX / 3)
         return dfm_fail(w, DFM_ERROR_CAPACITY, "%lld %s candidate pairs exceed the 32-bit index space",
-                        (long long)count, kind);
-    if (!CALLOC(*out, 2 * count))
-        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory for %s candidates", kind);
-    emit(es, w->contacts.shape_count, feat_env, n, *out);
-    *out_count = (int32_t)count;
+                        (long long)count, name);
+    if (!CALLOC(cand->pairs[kind], 2 * count))
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory for %s candidates", name);
+    emit(es, w->contacts.shape_count, feat_env, n, cand->pairs[kind]);
+    cand->count[kind] = (int32_t)count;
     if (!(w->def.disable_flags & DFM_DISABLE_SHAPE_SORT) &&
-        sort_by_shape(*out, (int32_t)count, w->contacts.shape_count) != 0)
-        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory sorting %s candidates", kind);
+        sort_by_shape(cand->pairs[kind], (int32_t)count, w->contacts.shape_count) != 0)
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of memory sorting %s candidates", name);
     return DFM_OK;
 }
 
@@ -176,14 +181,14 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
     for (int32_t f = 0; f < m->feat_particle_count; ++f) env_p[f] = m->environment[m->feat_particles[f]];
     for (int32_t f = 0; f < m->feat_edge_count; ++f) env_e[f] = m->environment[m->feat_edges[2 * f]];
     for (int32_t f = 0; f < m->feat_face_count; ++f) env_f[f] = m->environment[m->feat_faces[3 * f]];
-    r = build_list(w, &es, env_p, m->feat_particle_count, &c->cand_particle, &c->cand_particle_count, "particle");
+    r = build_list(w, &es, env_p, m->feat_particle_count, DFM_CANDIDATE_PARTICLE);
     if (r == DFM_OK && !(w->def.disable_flags & DFM_DISABLE_EDGE_CONTACTS))
-        r = build_list(w, &es, env_e, m->feat_edge_count, &c->cand_edge, &c->cand_edge_count, "edge");
+        r = build_list(w, &es, env_e, m->feat_edge_count, DFM_CANDIDATE_EDGE);
     if (r == DFM_OK && !(w->def.disable_flags & DFM_DISABLE_FACE_CONTACTS))
-        r = build_list(w, &es, env_f, m->feat_face_count, &c->cand_face, &c->cand_face_count, "face");
+        r = build_list(w, &es, env_f, m->feat_face_count, DFM_CANDIDATE_FACE);
     if (r != DFM_OK) goto done;
     {
-        int64_t total = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
+        int64_t total = dfm_contact_candidates_total(&c->cand);
         int32_t cap = w->def.contact_capacity;
         if (cap == 0) {
             cap = total > DFM_MAX_CONTACT_CAPACITY ? DFM_MAX_CONTACT_CAPACITY : (int32_t)total;
@@ -205,7 +210,8 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
             goto done;
         }
         dfm_log(w, DFM_LOG_INFO, "contact candidates: %d particle, %d edge, %d face pairs over %d shapes; capacity %d",
-                c->cand_particle_count, c->cand_edge_count, c->cand_face_count, ns, cap);
+                c->cand.count[DFM_CANDIDATE_PARTICLE], c->cand.count[DFM_CANDIDATE_EDGE],
+                c->cand.count[DFM_CANDIDATE_FACE], ns, cap);
     }
 done:
     free(es.offsets);

@@ -41,12 +41,7 @@ dfm_contact_view dfm_world_contact_view(dfm_world* w) {
 #define FEATURE_ROW(type, name, count, width) v.name = m->name;
     DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
 #undef FEATURE_ROW
-    v.cand_particle_count = c->cand_particle_count;
-    v.cand_edge_count = c->cand_edge_count;
-    v.cand_face_count = c->cand_face_count;
-    v.cand_particle = c->cand_particle;
-    v.cand_edge = c->cand_edge;
-    v.cand_face = c->cand_face;
+    v.cand = c->cand;
     v.capacity = c->capacity;
     v.count = &c->count;
     v.rec = c->rec;

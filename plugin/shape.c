@@ -397,7 +397,7 @@ dfm_result dfm_world_get_contact_stats(dfm_world* w, dfm_contact_stats* out) {
     s.face_contacts = c->last_kind_counts[2];
     s.dropped_last_step = c->dropped_last_step;
     s.dropped_total = c->dropped_total;
-    s.candidate_pairs = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
+    s.candidate_pairs = dfm_contact_candidates_total(&c->cand);
     s.max_penetration = c->max_penetration;
     memcpy(s.particle_force, c->particle_force, sizeof(s.particle_force));
     s.residual_force_max = c->residual_max;

@@ -68,7 +68,7 @@ void dfm_step_finish_contacts(dfm_world* w, float dt, const double* impulses, co
 /// host memory is short (the step then detects serially).
 static int detection_scratch(dfm_world* w) {
     dfm_contacts* c = &w->contacts;
-    size_t n = (size_t)c->cand_particle_count + (size_t)c->cand_edge_count + (size_t)c->cand_face_count + 1u;
+    size_t n = (size_t)dfm_contact_candidates_total(&c->cand) + 1u;
     if (!c->scratch.corners && !dfm_contact_records_alloc(&c->scratch, n)) {
         dfm_log(w, DFM_LOG_WARNING,
                 "out of host memory for parallel contact detection (%zu records); detecting serially", n);
@@ -165,7 +165,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.particle_body = w->model.particle_body;
     cc.shape_impulse = impulses;
     cc.threads = dfm_cpu_thread_count(w->def.cpu_threads);
-    int64_t candidates = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
+    int64_t candidates = dfm_contact_candidates_total(&c->cand);
     if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w))
         cc.scratch = &c->scratch;
     const int32_t np = w->model.particle_count;

@@ -30,9 +30,8 @@ static int32_t active_count(const dfm_contact_view* c) { return *c->count < c->c
 
 void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in) {
     *c->count = 0;
-    for (int32_t k = 0; k < c->cand_particle_count; ++k) dfm_detect_particle(c, in, k);
-    for (int32_t k = 0; k < c->cand_edge_count; ++k) dfm_detect_edge(c, in, k);
-    for (int32_t k = 0; k < c->cand_face_count; ++k) dfm_detect_face(c, in, k);
+    for (int kind = 0; kind < DFM_CANDIDATE_KINDS; ++kind)
+        for (int32_t k = 0; k < c->cand.count[kind]; ++k) dfm_detect_candidate(c, in, kind, k);
 }
 
 /// Chunks per worker of the parallel detection (load balance: edge/face candidates cost far more
@@ -41,12 +40,8 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
 
 /// Detects global candidate g (particle, edge and face candidates share one index space).
 static void detect_one(const dfm_contact_view* c, const dfm_detect_input* in, int64_t g) {
-    if (g < c->cand_particle_count)
-        dfm_detect_particle(c, in, (int32_t)g);
-    else if (g < (int64_t)c->cand_particle_count + c->cand_edge_count)
-        dfm_detect_edge(c, in, (int32_t)(g - c->cand_particle_count));
-    else
-        dfm_detect_face(c, in, (int32_t)(g - c->cand_particle_count - c->cand_edge_count));
+    int kind = dfm_contact_candidates_kind(&c->cand, g);
+    dfm_detect_candidate(c, in, kind, (int32_t)(g - dfm_contact_candidates_first(&c->cand, kind)));
 }
 
 /// A view whose records are those of `s` from record `offset` on (room for `room` records).
@@ -61,7 +56,7 @@ static dfm_contact_view chunk_view(const dfm_contact_view* c, const dfm_contact_
 
 void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
                                       const dfm_contact_records* scratch, int threads) {
-    const int64_t total = (int64_t)c->cand_particle_count + c->cand_edge_count + c->cand_face_count;
+    const int64_t total = dfm_contact_candidates_total(&c->cand);
     int32_t chunks = threads * DFM_DETECT_CHUNKS_PER_THREAD;
     if (chunks < 1) chunks = 1;
     if (chunks > total) chunks = total > 0 ? (int32_t)total : 1;

@@ -115,8 +115,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.v = view->v;
         in.radius = view->radius;
         in.h = view->h;
-        const int64_t candidates = (int64_t)cc->view->cand_particle_count + cc->view->cand_edge_count +
-                                   cc->view->cand_face_count;
+        const int64_t candidates = dfm_contact_candidates_total(&cc->view->cand);
         if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
             dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
         else

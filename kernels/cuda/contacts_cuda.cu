@@ -4,7 +4,7 @@
 /// initial-guess normals, AVBD penalties, legacy scatter, friction projection and reactions.
 ///
 /// Parallelism review (seed 001), per kernel:
-/// - detect_*_kernel: P1 n/a (no levels); P2 applies-and-done (one thread per (feature, shape)
+/// - detect_kernel: P1 n/a (no levels); P2 applies-and-done (one thread per (feature, shape)
 ///   candidate; records compacted by an atomic counter, or by a flag scan in deterministic mode);
 ///   P3 applies-and-done (candidate lists, features and shape records built per topology change /
 ///   per step on the host, the AABB early-out before any frame math); P4 applies-and-done
@@ -45,25 +45,19 @@ __device__ __forceinline__ int32_t active_records(const dfm_contact_view& c) {
 
 // ---- detection ----------------------------------------------------------------------------------
 
-__global__ void detect_particle_kernel(dfm_contact_view c, dfm_detect_input in) {
+/// Candidate k of list Kind (DFM_CANDIDATE_*), one thread each.
+template <int Kind>
+__global__ void detect_kernel(dfm_contact_view c, dfm_detect_input in) {
     int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= c.cand_particle_count) return;
-    if (c.cand_record) c.cand_record[k] = -1;
-    dfm_detect_particle(&c, &in, k);
+    if (k >= c.cand.count[Kind]) return;
+    if (c.cand_record) c.cand_record[dfm_contact_candidates_first(&c.cand, Kind) + k] = -1;
+    dfm_detect_candidate(&c, &in, Kind, k);
 }
 
-__global__ void detect_edge_kernel(dfm_contact_view c, dfm_detect_input in) {
-    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= c.cand_edge_count) return;
-    if (c.cand_record) c.cand_record[c.cand_particle_count + k] = -1;
-    dfm_detect_edge(&c, &in, k);
-}
-
-__global__ void detect_face_kernel(dfm_contact_view c, dfm_detect_input in) {
-    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= c.cand_face_count) return;
-    if (c.cand_record) c.cand_record[c.cand_particle_count + c.cand_edge_count + k] = -1;
-    dfm_detect_face(&c, &in, k);
+/// Launches detect_kernel over list Kind (none when it is empty).
+template <int Kind>
+static void launch_detect(const dfm_contact_view& c, const dfm_detect_input& in, cudaStream_t st) {
+    if (c.cand.count[Kind] > 0) detect_kernel<Kind><<<blocks_for(c.cand.count[Kind]), BLOCK, 0, st>>>(c, in);
 }
 
 /// Deterministic compaction, 1: flag of each candidate that produced a record (the scratch
@@ -405,11 +399,8 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     c->shape_count = d->shape_count;
     c->capacity = d->capacity;
     c->particle_count = particle_count;
-    c->cand_particle_count = d->cand_particle_count;
-    c->cand_edge_count = d->cand_edge_count;
-    c->cand_face_count = d->cand_face_count;
-    c->cand_total = (int64_t)d->cand_particle_count + d->cand_edge_count + d->cand_face_count;
-    const int64_t cap = d->capacity, n = particle_count, S = d->shape_count, T = c->cand_total;
+    for (int k = 0; k < DFM_CANDIDATE_KINDS; ++k) c->cand.count[k] = d->cand.count[k];
+    const int64_t cap = d->capacity, n = particle_count, S = d->shape_count, T = dfm_contact_candidates_total(&d->cand);
     c->grid_values = (const float**)calloc((size_t)S, sizeof(float*));
     if (!c->grid_values) {
         snprintf(err, err_size, "out of host memory");
@@ -438,10 +429,8 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     e = e ? e : dev_alloc(c, &c->name, (width) * (int64_t)d->count, d->name, st, err, err_size);
     DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
 #undef FEATURE_ROW
-    e = e ? e
-          : dev_alloc(c, &c->cand_particle, 2 * (int64_t)d->cand_particle_count, d->cand_particle, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->cand_edge, 2 * (int64_t)d->cand_edge_count, d->cand_edge, st, err, err_size);
-    e = e ? e : dev_alloc(c, &c->cand_face, 2 * (int64_t)d->cand_face_count, d->cand_face, st, err, err_size);
+    for (int k = 0; k < DFM_CANDIDATE_KINDS; ++k)
+        e = e ? e : dev_alloc(c, &c->cand.pairs[k], 2 * (int64_t)d->cand.count[k], d->cand.pairs[k], st, err, err_size);
     e = e ? e : alloc_records(c, &c->rec, cap, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->head, n, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->next, 3 * cap, NULL, st, err, err_size);
@@ -539,12 +528,7 @@ dfm_contact_view dfm_cuda_contacts_view(const dfm_cuda_contacts* c, int32_t s, f
 #define FEATURE_ROW(type, name, count, width) v.name = c->name;
     DFM_MODEL_FEATURE_ARRAYS(FEATURE_ROW)
 #undef FEATURE_ROW
-    v.cand_particle_count = c->cand_particle_count;
-    v.cand_edge_count = c->cand_edge_count;
-    v.cand_face_count = c->cand_face_count;
-    v.cand_particle = c->cand_particle;
-    v.cand_edge = c->cand_edge;
-    v.cand_face = c->cand_face;
+    v.cand = c->cand;
     v.capacity = c->capacity;
     v.count = c->counters + s;
     v.rec = c->rec;
@@ -575,24 +559,24 @@ int dfm_cuda_contacts_detect(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cu
     in.v = a->vbd.v;
     in.radius = a->vbd.radius;
     in.h = a->vbd.h;
+    const int64_t total = dfm_contact_candidates_total(&c->cand);
     dfm_contact_view dv = v;
     if (a->deterministic) {
         dv.rec = c->raw;
         dv.cand_record = c->cand_record;
-        dv.capacity = (int32_t)c->cand_total; /* one scratch record per candidate */
+        dv.capacity = (int32_t)total; /* one scratch record per candidate */
     }
-    if (v.cand_particle_count > 0) detect_particle_kernel<<<blocks_for(v.cand_particle_count), BLOCK, 0, st>>>(dv, in);
-    if (v.cand_edge_count > 0) detect_edge_kernel<<<blocks_for(v.cand_edge_count), BLOCK, 0, st>>>(dv, in);
-    if (v.cand_face_count > 0) detect_face_kernel<<<blocks_for(v.cand_face_count), BLOCK, 0, st>>>(dv, in);
+    launch_detect<DFM_CANDIDATE_PARTICLE>(dv, in, st);
+    launch_detect<DFM_CANDIDATE_EDGE>(dv, in, st);
+    launch_detect<DFM_CANDIDATE_FACE>(dv, in, st);
     DFM_CUDA_TRY(cudaGetLastError());
-    if (a->deterministic && c->cand_total > 0) {
-        flag_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_total);
+    if (a->deterministic && total > 0) {
+        flag_kernel<<<blocks_for(total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, total);
         DFM_CUDA_TRY(cudaGetLastError());
         size_t bytes = c->scan_temp_bytes;
-        DFM_CUDA_TRY(
-            cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->cand_flag, c->cand_slot, (int)c->cand_total, st));
-        permute_kernel<<<blocks_for(c->cand_total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_slot,
-                                                                    c->cand_total, c->capacity, c->raw, c->rec);
+        DFM_CUDA_TRY(cub::DeviceScan::ExclusiveSum(c->scan_temp, bytes, c->cand_flag, c->cand_slot, (int)total, st));
+        permute_kernel<<<blocks_for(total), BLOCK, 0, st>>>(c->cand_record, c->cand_flag, c->cand_slot, total,
+                                                            c->capacity, c->raw, c->rec);
         DFM_CUDA_TRY(cudaGetLastError());
     }
     return 0;

@@ -18,8 +18,6 @@
 /// Device side of the contact pipeline of one world.
 struct dfm_cuda_contacts {
     int32_t shape_count, capacity, particle_count;
-    int32_t cand_particle_count, cand_edge_count, cand_face_count;
-    int64_t cand_total;
     /* shapes: substep_capacity advances of shape_count runtime records, staged in pinned memory */
     dfm_shape_rt* rt;
     dfm_shape_rt* rt_staging;
@@ -27,11 +25,12 @@ struct dfm_cuda_contacts {
     size_t rt_bytes;           ///< Device bytes of rt.
     const float** grid_values; ///< Host array: device copy of each shape's SDF grid (NULL if none).
     /* topology */
-    int32_t *feat_particles, *feat_edges, *feat_faces, *cand_particle, *cand_edge, *cand_face;
+    int32_t *feat_particles, *feat_edges, *feat_faces;
+    dfm_contact_candidates cand;                  ///< Device copy of the candidate lists.
     dfm_contact_records rec;                      ///< Canonical records (what every pass after detection reads).
     int deterministic;                            ///< The deterministic-mode buffers below exist.
     dfm_contact_records raw;                      ///< Deterministic mode: detection's output, compacted into rec.
-    int32_t *cand_record, *cand_flag, *cand_slot; ///< Deterministic compaction, per candidate.
+    int32_t *cand_record, *cand_flag, *cand_slot; ///< Deterministic compaction, per global candidate index.
     int32_t *head, *next;
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
     float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;

@@ -60,12 +60,9 @@ typedef struct dfm_cuda_contacts_desc {
     const int32_t* feat_particles; ///< Particle ids.
     const int32_t* feat_edges;     ///< 2 particle ids each.
     const int32_t* feat_faces;     ///< 3 particle ids each.
-    int32_t cand_particle_count, cand_edge_count, cand_face_count;
-    const int32_t* cand_particle; ///< (feature, shape) pairs, 2 ints each.
-    const int32_t* cand_edge;
-    const int32_t* cand_face;
-    int32_t capacity;  ///< Contact records per advance.
-    int deterministic; ///< Allocate the buffers of deterministic mode (world_def.deterministic).
+    dfm_contact_candidates cand;   ///< Host arrays of the (feature, shape) pairs.
+    int32_t capacity;              ///< Contact records per advance.
+    int deterministic;             ///< Allocate the buffers of deterministic mode (world_def.deterministic).
 } dfm_cuda_contacts_desc;
 
 /// (Re)allocates the contact pipeline's device buffers for `desc` (capacities are fixed here,

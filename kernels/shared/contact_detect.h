@@ -101,9 +101,10 @@ DFM_HD void dfm_detect_hit(const dfm_contact_view* c, const dfm_shape_rt* s, int
     dfm_contact_emit(c, cand, shape, c0, c1, c2, w0, w1, w2, n_world, body_point, radius, radius + s->margin - phi);
 }
 
-/// Particle candidate k (index into cand_particle).
+/// Particle candidate k (pair k of the particle list).
 DFM_HD void dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_input* in, int32_t k) {
-    int32_t p = c->feat_particles[c->cand_particle[2 * k]], si = c->cand_particle[2 * k + 1];
+    const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_PARTICLE];
+    int32_t p = c->feat_particles[pairs[2 * k]], si = pairs[2 * k + 1];
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 x = dfm_v3_load(in->x + 3 * p);
     float r = in->radius[p];
@@ -120,9 +121,10 @@ DFM_HD void dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_inpu
     dfm_detect_hit(c, s, k, si, pose, q, phi, gl, p, -1, -1, 1.0f, 0.0f, 0.0f, r);
 }
 
-/// Edge candidate k (index into cand_edge).
+/// Edge candidate k (pair k of the edge list).
 DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* in, int32_t k) {
-    int32_t e = c->cand_edge[2 * k], si = c->cand_edge[2 * k + 1];
+    const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_EDGE];
+    int32_t e = pairs[2 * k], si = pairs[2 * k + 1];
     int32_t p0 = c->feat_edges[2 * e], p1 = c->feat_edges[2 * e + 1];
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 a = dfm_v3_load(in->x + 3 * p0), b = dfm_v3_load(in->x + 3 * p1);
@@ -158,12 +160,14 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
     dfm_v3 q = dfm_v3_madd(la, dfm_v3_sub(lb, la), u);
     dfm_v3 gl;
     float phi = dfm_shape_sdf(&s->geom, q, &gl);
-    dfm_detect_hit(c, s, c->cand_particle_count + k, si, pose, q, phi, gl, p0, p1, -1, 1.0f - u, u, 0.0f, r);
+    int32_t g = dfm_contact_candidates_first(&c->cand, DFM_CANDIDATE_EDGE) + k;
+    dfm_detect_hit(c, s, g, si, pose, q, phi, gl, p0, p1, -1, 1.0f - u, u, 0.0f, r);
 }
 
-/// Face candidate k (index into cand_face).
+/// Face candidate k (pair k of the face list).
 DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* in, int32_t k) {
-    int32_t f = c->cand_face[2 * k], si = c->cand_face[2 * k + 1];
+    const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_FACE];
+    int32_t f = pairs[2 * k], si = pairs[2 * k + 1];
     int32_t p0 = c->feat_faces[3 * f], p1 = c->feat_faces[3 * f + 1], p2 = c->feat_faces[3 * f + 2];
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 a = dfm_v3_load(in->x + 3 * p0), b = dfm_v3_load(in->x + 3 * p1), d = dfm_v3_load(in->x + 3 * p2);
@@ -208,8 +212,18 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
     dfm_v3 q = dfm_v3_add(dfm_v3_add(dfm_v3_scale(la, w[0]), dfm_v3_scale(lb, w[1])), dfm_v3_scale(ld, w[2]));
     dfm_v3 gl;
     float phi = dfm_shape_sdf(&s->geom, q, &gl);
-    dfm_detect_hit(c, s, c->cand_particle_count + c->cand_edge_count + k, si, pose, q, phi, gl, p0, p1, p2, w[0], w[1],
-                   w[2], r);
+    int32_t g = dfm_contact_candidates_first(&c->cand, DFM_CANDIDATE_FACE) + k;
+    dfm_detect_hit(c, s, g, si, pose, q, phi, gl, p0, p1, p2, w[0], w[1], w[2], r);
+}
+
+/// Candidate k of list `kind` (pair k of that list; its global index is
+/// dfm_contact_candidates_first(kind) + k).
+DFM_HD void dfm_detect_candidate(const dfm_contact_view* c, const dfm_detect_input* in, int kind, int32_t k) {
+    switch (kind) {
+    case DFM_CANDIDATE_PARTICLE: dfm_detect_particle(c, in, k); break;
+    case DFM_CANDIDATE_EDGE: dfm_detect_edge(c, in, k); break;
+    default: dfm_detect_face(c, in, k); break;
+    }
 }
 
 #endif

@@ -77,6 +77,43 @@ DFM_HD void dfm_contact_records_copy(dfm_contact_records dst, int64_t j, dfm_con
 #undef COPY
 }
 
+/// Kinds of contact candidate, the index of each in dfm_contact_candidates' arrays and their
+/// order in the global candidate index space; a kind-k record has k + 1 corners (record kind
+/// DFM_CONTACT_PARTICLE + k).
+enum { DFM_CANDIDATE_PARTICLE = 0, DFM_CANDIDATE_EDGE = 1, DFM_CANDIDATE_FACE = 2, DFM_CANDIDATE_KINDS = 3 };
+
+/// The contact candidates: world-compatible (feature, shape) pairs, one list per kind, each
+/// sorted by shape unless DFM_DISABLE_SHAPE_SORT (plugin/contacts_build.c). The lists share one
+/// global index space laid out particle, edge, face: global candidate g of kind k is pair
+/// g - dfm_contact_candidates_first(k) of list k (records and the CUDA compaction use it). Host
+/// arrays on the CPU (owned by dfm_contacts), device arrays on CUDA (owned by dfm_cuda_contacts);
+/// the contact functions only read them.
+typedef struct dfm_contact_candidates {
+    int32_t count[DFM_CANDIDATE_KINDS];  ///< Pairs of each kind (particle, edge, face).
+    int32_t* pairs[DFM_CANDIDATE_KINDS]; ///< Per kind, 2 per pair: feature index (into the view's
+                                         ///< feat_particles, feat_edges or feat_faces), live shape index.
+} dfm_contact_candidates;
+
+/// Pairs of all kinds: the size of the global candidate index space.
+DFM_HD int64_t dfm_contact_candidates_total(const dfm_contact_candidates* c) {
+    return (int64_t)c->count[DFM_CANDIDATE_PARTICLE] + c->count[DFM_CANDIDATE_EDGE] + c->count[DFM_CANDIDATE_FACE];
+}
+
+/// Global candidate index of the first pair of `kind` (32-bit like the records' `candidate`: a
+/// list holds at most INT32_MAX / 3 pairs, plugin/contacts_build.c).
+DFM_HD int32_t dfm_contact_candidates_first(const dfm_contact_candidates* c, int kind) {
+    int32_t g = 0;
+    for (int k = 0; k < kind; ++k) g += c->count[k];
+    return g;
+}
+
+/// Kind of global candidate g (0 <= g < dfm_contact_candidates_total).
+DFM_HD int dfm_contact_candidates_kind(const dfm_contact_candidates* c, int64_t g) {
+    if (g < c->count[DFM_CANDIDATE_PARTICLE]) return DFM_CANDIDATE_PARTICLE;
+    if (g < (int64_t)c->count[DFM_CANDIDATE_PARTICLE] + c->count[DFM_CANDIDATE_EDGE]) return DFM_CANDIDATE_EDGE;
+    return DFM_CANDIDATE_FACE;
+}
+
 /// Everything detection and the contact response read and write.
 typedef struct dfm_contact_view {
     /* shapes */
@@ -87,19 +124,15 @@ typedef struct dfm_contact_view {
     const int32_t* feat_particles;
     const int32_t* feat_edges;
     const int32_t* feat_faces;
-    /* candidates: (feature, shape) pairs; kinds laid out particle, edge, face in one index space */
-    int32_t cand_particle_count, cand_edge_count, cand_face_count;
-    const int32_t* cand_particle; ///< 2 per pair: feature index, shape index.
-    const int32_t* cand_edge;
-    const int32_t* cand_face;
+    dfm_contact_candidates cand; ///< (feature, shape) pairs, one global index space.
     /* records */
     int32_t capacity;
     int32_t* count;           ///< [1]: records emitted this advance (may exceed capacity).
     dfm_contact_records rec;  ///< Room for `capacity` records.
     uint8_t* particle_slides; ///< Per particle: 1 = the body-level solve found its body sliding, so the
                               ///< Coulomb projection leaves its records alone; NULL = none.
-    int32_t* cand_record;     ///< Optional, per candidate: slot its record went to (the CUDA
-                              ///< deterministic compaction); NULL on the CPU.
+    int32_t* cand_record;     ///< Optional, per global candidate index: slot its record went to (the
+                              ///< CUDA deterministic compaction); NULL on the CPU.
     /* per-particle contact lists (gather path) */
     int32_t* head; ///< Per particle: first node (3 * record + corner) or -1.
     int32_t* next; ///< Per node: next node or -1.
