@@ -28,6 +28,19 @@ dfm_shape_def dfm_scene_box_def(float hx, float hy, float hz) {
     return d;
 }
 
+dfm_shape_def dfm_scene_sphere_def(float radius) {
+    dfm_shape_def d = dfm_shape_def_default();
+    d.type = DFM_SHAPE_SPHERE;
+    d.radius = radius;
+    return d;
+}
+
+dfm_shape_def dfm_scene_plane_def(void) {
+    dfm_shape_def d = dfm_shape_def_default();
+    d.type = DFM_SHAPE_PLANE;
+    return d;
+}
+
 dfm_result dfm_scene_add_shape(dfm_world* w, const dfm_shape_def* def, float px, float py, float pz, const float q[4],
                                dfm_shape_id* out) {
     *out = (dfm_shape_id)DFM_NULL_SHAPE_ID;

@@ -1,5 +1,6 @@
 /// @file dfm_scene_shape.h
-/// Shapes of a scene: a pose as a shape state, a box def, adding a shape at a pose and moving it.
+/// Shapes of a scene: a pose as a shape state, box, sphere and plane defs, adding a shape at a pose
+/// and moving it.
 /// Positions in m in the world frame; rotations are unit quaternions (x, y, z, w).
 #ifndef DFM_SCENE_SHAPE_H
 #define DFM_SCENE_SHAPE_H
@@ -16,6 +17,13 @@ dfm_shape_state dfm_scene_state(float px, float py, float pz, const float q[4]);
 
 /// The default shape def as a box of half extents (hx, hy, hz), m; the material stays default.
 dfm_shape_def dfm_scene_box_def(float hx, float hy, float hz);
+
+/// The default shape def as a sphere of radius `radius`, m; the material stays default.
+dfm_shape_def dfm_scene_sphere_def(float radius);
+
+/// The default shape def as an infinite plane: z = 0 of its shape frame, normal +z (placed at a
+/// pose, it is the plane z = pz with identity rotation); the material stays default.
+dfm_shape_def dfm_scene_plane_def(void);
 
 /// Adds `def` and places its body at (px, py, pz) with rotation q (NULL = identity); the id into
 /// `out`. Returns DFM_OK or the failing call's result (the world's last error says why).

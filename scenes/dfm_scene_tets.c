@@ -38,3 +38,13 @@ dfm_result dfm_scene_add_volume(dfm_world* w, const dfm_scene_tets* b, dfm_volum
     def = dfm_scene_tets_volume_def(b, def);
     return dfm_world_add_volume(w, &def, out);
 }
+
+dfm_result dfm_scene_set_layer_mode(dfm_world* w, dfm_body_id body, int32_t n, int32_t layer, dfm_vertex_mode mode) {
+    const int32_t count = n * n;
+    int32_t* idx = (int32_t*)malloc(sizeof(int32_t) * (size_t)count);
+    if (!idx) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    for (int32_t k = 0; k < count; ++k) idx[k] = layer * count + k;
+    dfm_result r = dfm_body_set_vertex_mode(w, body, idx, count, mode);
+    free(idx);
+    return r;
+}

@@ -1,6 +1,7 @@
 /// @file dfm_scene_tets.h
 /// Tet boxes of a scene: an n x n x n-vertex box of tets (5 per cell) spanning [lo, hi] (m,
-/// world frame, axis-aligned), added to a world as a volume body.
+/// world frame, axis-aligned), added to a world as a volume body, and its z layers' vertex modes
+/// set (a pinned base).
 #ifndef DFM_SCENE_TETS_H
 #define DFM_SCENE_TETS_H
 
@@ -11,6 +12,7 @@ extern "C" {
 #endif
 
 /// A generated tet box (positions and tets, owned; free with dfm_scene_tets_free).
+/// Vertex (i, j, k) is i + n * (j + n * k): layer k lies at z = lo[2] + (hi[2] - lo[2]) * k / (n - 1).
 typedef struct dfm_scene_tets {
     int32_t vertex_count, tet_count;
     float* positions;
@@ -29,6 +31,10 @@ dfm_volume_def dfm_scene_tets_volume_def(const dfm_scene_tets* b, dfm_volume_def
 
 /// Adds the box as a volume body with `def`'s other fields; the id into `out`.
 dfm_result dfm_scene_add_volume(dfm_world* w, const dfm_scene_tets* b, dfm_volume_def def, dfm_body_id* out);
+
+/// Sets the mode of every vertex of z layer `layer` (vertices layer * n^2 .. layer * n^2 + n^2 - 1)
+/// of an n^3-vertex tet box body: DFM_VERTEX_PINNED on layer 0 (z = lo[2]) stands it on a fixed base.
+dfm_result dfm_scene_set_layer_mode(dfm_world* w, dfm_body_id body, int32_t n, int32_t layer, dfm_vertex_mode mode);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /// mpi_cloth_lift: the cloth-lift workload (samples/bench) partitioned by environment across MPI
 /// ranks. Each rank builds its slice of the environments in its own world on its own device
 /// (rank % device count) or on the CPU, steps it, and the figures are reduced to rank 0, which
-/// prints the table and writes JSON like dfm_bench's.
+/// prints the table and writes JSON like dfm_bench's. The scene is the benchmark's
+/// (samples/bench/workload.c, built from the scene library scenes/).
 ///
 /// Usage: mpirun -n R mpi_cloth_lift [--envs N] [--steps N] [--warmup N] [--backend cpu|cuda]
 ///        [--json PATH]

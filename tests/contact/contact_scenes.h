@@ -8,6 +8,8 @@
 
 #include "dfm_test_shapes.h"
 
+#include <dfm_scene_mesh.h>
+
 /// Host step of every contact test, s.
 #define CS_DT (1.0f / 60.0f)
 /// Gravity magnitude, m/s^2 (along -z).
@@ -62,22 +64,9 @@ static inline double cs_lumped_masses(const dfm_test_grid* g, float density, flo
 }
 
 /// A closed box mesh of half extents (hx, hy, hz) centred on the origin: 8 vertices, 12 triangles
-/// wound counter-clockwise seen from outside.
+/// wound counter-clockwise seen from outside (the scene library's dfm_scene_box_mesh).
 static inline void cs_box_mesh(float hx, float hy, float hz, float vertices[24], int32_t triangles[36]) {
-    for (int i = 0; i < 8; ++i) {
-        vertices[3 * i + 0] = (i & 1) ? hx : -hx;
-        vertices[3 * i + 1] = (i & 2) ? hy : -hy;
-        vertices[3 * i + 2] = (i & 4) ? hz : -hz;
-    }
-    static const int32_t t[36] = {
-        0, 2, 1, 1, 2, 3, /* -z */
-        4, 5, 6, 5, 7, 6, /* +z */
-        0, 1, 4, 1, 5, 4, /* -y */
-        2, 6, 3, 3, 6, 7, /* +y */
-        0, 4, 2, 2, 4, 6, /* -x */
-        1, 3, 5, 3, 7, 5, /* +x */
-    };
-    memcpy(triangles, t, sizeof(t));
+    dfm_scene_box_mesh(hx, hy, hz, vertices, triangles);
 }
 
 /// Largest vertex speed of a body, m/s.

@@ -1,11 +1,14 @@
 /// @file gpu_contact_scenes.h
-/// Contact scenes stepped on both backends by the GPU contact tests (public ABI only). Each scene
-/// has a setup and an optional per-step driver (moves shapes, changes vertex modes).
+/// Contact scenes stepped on both backends by the GPU contact tests, built from the scene library
+/// (scenes/) through the test helpers (public ABI only). Each scene has a setup and an optional
+/// per-step driver (moves shapes, changes vertex modes).
 #ifndef DFM_GPU_CONTACT_SCENES_H
 #define DFM_GPU_CONTACT_SCENES_H
 
 #include "../contact/contact_scenes.h"
 #include "dfm_test_shapes.h"
+
+#include <dfm_scene_mesh.h>
 
 /// Scene state shared by setup and driver.
 typedef struct gcs_scene {
@@ -34,122 +37,92 @@ static inline dfm_body_id gcs_cloth(dfm_world* w, gcs_scene* s, int32_t n, float
 
 /// A cloth dropped 2 cm onto an infinite plane (rests at radius + margin).
 static inline void gcs_plane(dfm_world* w, gcs_scene* s) {
-    dfm_shape_def p = dfm_shape_def_default();
-    p.type = DFM_SHAPE_PLANE;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, p, 0, 0, 0, NULL);
+    s->shapes[s->shape_count++] = dfm_test_add_shape(w, dfm_scene_plane_def(), 0, 0, 0, NULL);
     gcs_cloth(w, s, 16, 0.4f, 0, 0, 0.02f);
     s->size = 0.4f;
 }
 
 /// Sample 02's scene: a cloth dropped onto a sphere and a box side by side.
 static inline void gcs_sphere_box(dfm_world* w, gcs_scene* s) {
-    dfm_shape_def sp = dfm_shape_def_default();
-    sp.radius = 0.12f;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, sp, -0.12f, 0, 0.12f, NULL);
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = bx.half_extents[2] = 0.1f;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, bx, 0.15f, 0, 0.1f, NULL);
-    dfm_shape_def p = dfm_shape_def_default();
-    p.type = DFM_SHAPE_PLANE;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, p, 0, 0, 0, NULL);
+    s->shapes[s->shape_count++] = dfm_test_add_shape(w, dfm_scene_sphere_def(0.12f), -0.12f, 0, 0.12f, NULL);
+    s->shapes[s->shape_count++] = dfm_test_add_shape(w, dfm_scene_box_def(0.1f, 0.1f, 0.1f), 0.15f, 0, 0.1f, NULL);
+    s->shapes[s->shape_count++] = dfm_test_add_shape(w, dfm_scene_plane_def(), 0, 0, 0, NULL);
     gcs_cloth(w, s, 20, 0.6f, 0, 0, 0.3f);
     s->size = 0.6f;
 }
 
 /// A soft tet cube (6^3 vertices, 6 cm) dropped onto a box.
 static inline void gcs_soft_cube(dfm_world* w, gcs_scene* s) {
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = 0.2f;
-    bx.half_extents[2] = 0.05f;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
-    int32_t nv, nt;
-    dfm_tet_box_counts(6, 6, 6, &nv, &nt);
-    float* p = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-    int32_t* t = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)nt);
+    s->shapes[s->shape_count++] = dfm_test_add_shape(w, dfm_scene_box_def(0.2f, 0.2f, 0.05f), 0, 0, -0.05f, NULL);
     float lo[3] = {-0.03f, -0.03f, 0.01f}, hi[3] = {0.03f, 0.03f, 0.07f};
-    dfm_tet_box_generate(6, 6, 6, lo, hi, p, t);
+    dfm_test_tets b = dfm_test_make_tet_box(6, lo, hi);
     dfm_volume_def vd = dfm_volume_def_default();
-    vd.positions = p;
-    vd.vertex_count = nv;
-    vd.tets = t;
-    vd.tet_count = nt;
-    CHECK_OK(w, dfm_world_add_volume(w, &vd, &s->body));
-    s->vertex_count = nv;
+    s->body = dfm_test_add_volume(w, &b, vd);
+    s->vertex_count = b.vertex_count;
     s->weight = vd.density * 0.06f * 0.06f * 0.06f * 9.81f;
     s->size = 0.1f;
-    free(p);
-    free(t);
+    dfm_test_free_tets(&b);
 }
 
 /// A cloth dropped onto a box given as a 12-triangle closed mesh (baked SDF on the device).
 static inline void gcs_mesh_box(dfm_world* w, gcs_scene* s) {
-    float v[24];
-    int32_t tri[36];
-    cs_box_mesh(0.1f, 0.1f, 0.05f, v, tri);
-    dfm_shape_def m = dfm_shape_def_default();
-    m.type = DFM_SHAPE_MESH;
-    m.mesh_vertices = v;
-    m.mesh_vertex_count = 8;
-    m.mesh_triangles = tri;
-    m.mesh_triangle_count = 12;
+    float v[3 * DFM_SCENE_BOX_MESH_VERTICES];
+    int32_t tri[3 * DFM_SCENE_BOX_MESH_TRIANGLES];
+    dfm_scene_box_mesh(0.1f, 0.1f, 0.05f, v, tri);
+    dfm_shape_def m = dfm_scene_mesh_def(v, DFM_SCENE_BOX_MESH_VERTICES, tri, DFM_SCENE_BOX_MESH_TRIANGLES);
     s->shapes[s->shape_count++] = dfm_test_add_shape(w, m, 0, 0, 0.05f, NULL);
     gcs_cloth(w, s, 16, 0.3f, 0, 0, 0.12f);
     s->size = 0.3f;
+}
+
+/// Vertices per side of the pinch scene's cloth.
+#define GCS_PINCH_N 12
+/// z of the pinch pads' centres before the lift, m (the pads face each other across y = 0).
+#define GCS_PINCH_Z 0.15f
+
+/// The pinch scene's pad: a 12 x 2 x 6 cm box (1 cm half thickness along y), mu 0.8, ke 2e4 N/m.
+static inline dfm_shape_def gcs_pinch_pad(void) {
+    dfm_shape_def pad = dfm_scene_box_def(0.06f, 0.01f, 0.03f);
+    pad.mu = 0.8f;
+    pad.ke = 2e4f;
+    return pad;
 }
 
 /// Pinch and lift: a vertical cloth hangs from its pinned top row between two box pads; the
 /// pads squeeze it (1 mm past its surface each), the top row is released at step 30 and the pads
 /// lift 0.15 m over steps 40-100. Friction carries the cloth.
 static inline void gcs_pinch(dfm_world* w, gcs_scene* s) {
-    const int32_t n = 12;
-    dfm_test_grid g = dfm_test_make_grid(n, n, 0.2f, 0.2f, -0.1f, 0, 0);
-    for (int32_t i = 0; i < g.vertex_count; ++i) { /* rotate into the x-z plane, top at z = 0.2 */
-        g.positions[3 * i + 2] = g.positions[3 * i + 1];
-        g.positions[3 * i + 1] = 0.0f;
-    }
+    const int32_t n = GCS_PINCH_N;
+    /* the x-z plane, top row at z = 0.2 */
+    const float o[3] = {-0.1f, 0, 0}, u[3] = {0.2f, 0, 0}, v[3] = {0, 0, 0.2f};
+    dfm_test_grid g = dfm_test_make_grid_uv(n, n, o, u, v);
     dfm_cloth_def cd = dfm_cloth_def_default();
     s->body = dfm_test_add_cloth(w, &g, cd);
     s->vertex_count = g.vertex_count;
     s->weight = cd.density * 0.04f * 9.81f;
-    int32_t top[12];
-    for (int32_t i = 0; i < n; ++i) top[i] = n * (n - 1) + i;
-    CHECK_OK(w, dfm_body_set_vertex_mode(w, s->body, top, n, DFM_VERTEX_PINNED));
+    CHECK_OK(w, dfm_scene_set_row_mode(w, s->body, n, n - 1, DFM_VERTEX_PINNED));
     dfm_test_free_grid(&g);
-    dfm_shape_def pad = dfm_shape_def_default();
-    pad.type = DFM_SHAPE_BOX;
-    pad.half_extents[0] = 0.06f;
-    pad.half_extents[1] = 0.01f;
-    pad.half_extents[2] = 0.03f;
-    pad.mu = 0.8f;
-    pad.ke = 2e4f;
-    pad.host_body = 1;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, pad, 0, -0.03f, 0.15f, NULL);
-    pad.host_body = 2;
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, pad, 0, 0.03f, 0.15f, NULL);
+    const float centre[3] = {0, 0, GCS_PINCH_Z};
+    dfm_test_add_pad_pair(w, gcs_pinch_pad(), 1, centre, 1, 0.03f, &s->shapes[s->shape_count]);
+    s->shape_count += 2;
     s->size = 0.3f;
 }
 
 static inline void gcs_pinch_drive(dfm_world* w, gcs_scene* s, int step) {
-    const float r = dfm_cloth_def_default().contact_radius, closed = 0.01f + r - 0.001f;
+    const float r = dfm_cloth_def_default().contact_radius,
+                closed = dfm_scene_pinch_half_gap(gcs_pinch_pad().half_extents[1], r, 0.001f);
     float t = step < 20 ? (float)(step + 1) / 20.0f : 1.0f;
     float y = 0.03f + (closed - 0.03f) * t;
     float lift = step < 40 ? 0.0f : 0.15f * (float)(step - 39 > 60 ? 60 : step - 39) / 60.0f;
-    if (step == 30) {
-        int32_t top[12];
-        for (int32_t i = 0; i < 12; ++i) top[i] = 12 * 11 + i;
-        CHECK_OK(w, dfm_body_set_vertex_mode(w, s->body, top, 12, DFM_VERTEX_DYNAMIC));
-    }
-    dfm_test_move_shape(w, s->shapes[0], 0, -y, 0.15f + lift, NULL);
-    dfm_test_move_shape(w, s->shapes[1], 0, y, 0.15f + lift, NULL);
+    if (step == 30) CHECK_OK(w, dfm_scene_set_row_mode(w, s->body, GCS_PINCH_N, GCS_PINCH_N - 1, DFM_VERTEX_DYNAMIC));
+    const float centre[3] = {0, 0, GCS_PINCH_Z + lift};
+    dfm_test_move_pad_pair(w, s->shapes, centre, 1, y);
 }
 
 /// Four environments, each with its own plane at a different height and its own cloth.
 static inline void gcs_environments(dfm_world* w, gcs_scene* s) {
     for (int e = 0; e < 4; ++e) {
-        dfm_shape_def p = dfm_shape_def_default();
-        p.type = DFM_SHAPE_PLANE;
+        dfm_shape_def p = dfm_scene_plane_def();
         p.environment = e;
         s->shapes[s->shape_count++] = dfm_test_add_shape(w, p, 0, 0, 0.05f * (float)e, NULL);
         dfm_test_grid g = dfm_test_make_grid(10, 10, 0.2f, 0.2f, 0.5f * (float)e, 0, 0.2f);

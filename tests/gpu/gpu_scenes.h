@@ -1,5 +1,6 @@
 /// @file gpu_scenes.h
-/// Scenes stepped on both backends by the parity tests and the GPU benchmark (public ABI only).
+/// Scenes stepped on both backends by the parity tests and the GPU benchmark, built from the scene
+/// library (scenes/) through the test helpers (public ABI only).
 #ifndef DFM_GPU_SCENES_H
 #define DFM_GPU_SCENES_H
 
@@ -30,30 +31,15 @@ static inline void gpu_scene_hanging_cloths(dfm_world* w, int32_t count, int32_t
 
 /// Adds a soft tet cube (n^3 vertices, 0.1 m) whose bottom layer is pinned, at x offset ox.
 static inline void gpu_scene_tet_cube(dfm_world* w, int32_t n, float ox) {
-    int32_t nv, nt;
-    dfm_tet_box_counts(n, n, n, &nv, &nt);
-    float* p = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-    int32_t* t = (int32_t*)malloc(sizeof(int32_t) * 4 * (size_t)nt);
     float lo[3] = {ox, 0, 0}, hi[3] = {ox + 0.1f, 0.1f, 0.1f};
-    dfm_tet_box_generate(n, n, n, lo, hi, p, t);
+    dfm_test_tets b = dfm_test_make_tet_box(n, lo, hi);
     dfm_volume_def vd = dfm_volume_def_default();
-    vd.positions = p;
-    vd.vertex_count = nv;
-    vd.tets = t;
-    vd.tet_count = nt;
     vd.mu = 2e4f;
     vd.lambda = 1.8e5f;
     vd.damping = 20.0f;
-    dfm_body_id id;
-    dfm_world_add_volume(w, &vd, &id);
-    int32_t* pins = (int32_t*)malloc(sizeof(int32_t) * (size_t)nv);
-    int32_t np = 0;
-    for (int32_t i = 0; i < nv; ++i)
-        if (p[3 * i + 2] == 0.0f) pins[np++] = i;
-    dfm_body_set_vertex_mode(w, id, pins, np, DFM_VERTEX_PINNED);
-    free(pins);
-    free(p);
-    free(t);
+    dfm_body_id id = dfm_test_add_volume(w, &b, vd);
+    dfm_test_free_tets(&b);
+    CHECK_OK(w, dfm_scene_set_layer_mode(w, id, n, 0, DFM_VERTEX_PINNED));
 }
 
 #endif

@@ -5,6 +5,8 @@
 /// CUDA device.
 #include "gpu_scenes.h"
 
+#include <dfm_scene_shape.h>
+
 int main(void) {
     dfm_result r;
     dfm_world* w = gpu_scene_world(DFM_BACKEND_CUDA, 2, 5, &r);
@@ -33,8 +35,7 @@ int main(void) {
     def.disable_flags = 0u;
 
     gpu_scene_hanging_cloths(w, 1, 8);
-    dfm_shape_def sd = dfm_shape_def_default();
-    sd.type = DFM_SHAPE_PLANE;
+    dfm_shape_def sd = dfm_scene_plane_def();
     dfm_shape_id plane;
     CHECK_OK(w, dfm_world_add_shape(w, &sd, &plane));
     CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));

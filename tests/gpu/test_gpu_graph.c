@@ -55,9 +55,7 @@ static void substep_growth(void) {
     def.backend = DFM_BACKEND_CUDA;
     dfm_world* w = NULL;
     if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) return;
-    dfm_shape_def p = dfm_shape_def_default();
-    p.type = DFM_SHAPE_PLANE;
-    for (int k = 0; k < 8; ++k) dfm_test_add_shape(w, p, 0, 0, -0.01f * (float)k, NULL);
+    for (int k = 0; k < 8; ++k) dfm_test_add_shape(w, dfm_scene_plane_def(), 0, 0, -0.01f * (float)k, NULL);
     dfm_test_grid g = dfm_test_make_grid(10, 10, 0.2f, 0.2f, 0, 0, 0.01f);
     dfm_test_add_cloth(w, &g, dfm_cloth_def_default());
     dfm_test_free_grid(&g);

@@ -22,22 +22,13 @@ static dfm_world* build(int meshes, int64_t* device_bytes, int64_t* grid_bytes) 
     }
     CHECK(r == DFM_OK, "world: %s", dfm_world_last_error(NULL));
     if (r != DFM_OK) exit(1);
-    float v[24];
-    int32_t tri[36];
-    cs_box_mesh(0.1f, 0.1f, 0.05f, v, tri);
+    float v[3 * DFM_SCENE_BOX_MESH_VERTICES];
+    int32_t tri[3 * DFM_SCENE_BOX_MESH_TRIANGLES];
+    dfm_scene_box_mesh(0.1f, 0.1f, 0.05f, v, tri);
     for (int e = 0; e < ENVS; ++e) {
-        dfm_shape_def sd = dfm_shape_def_default();
-        if (meshes) {
-            sd.type = DFM_SHAPE_MESH;
-            sd.mesh_vertices = v;
-            sd.mesh_vertex_count = 8;
-            sd.mesh_triangles = tri;
-            sd.mesh_triangle_count = 12;
-        } else {
-            sd.type = DFM_SHAPE_BOX;
-            sd.half_extents[0] = sd.half_extents[1] = 0.1f;
-            sd.half_extents[2] = 0.05f;
-        }
+        dfm_shape_def sd = meshes
+                               ? dfm_scene_mesh_def(v, DFM_SCENE_BOX_MESH_VERTICES, tri, DFM_SCENE_BOX_MESH_TRIANGLES)
+                               : dfm_scene_box_def(0.1f, 0.1f, 0.05f);
         sd.environment = e;
         dfm_shape_id id = dfm_test_add_shape(w, sd, 0.5f * (float)(e % 16), 0.5f * (float)(e / 16), 0.05f, NULL);
         if (meshes && e == 0) {

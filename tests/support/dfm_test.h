@@ -96,16 +96,22 @@ static inline dfm_world* dfm_test_world(float gz, int substeps, int iterations) 
 /// A generated cloth grid (positions + triangles) owned by the test (the scene library's grid).
 typedef dfm_scene_grid dfm_test_grid;
 
-/// Generates an nu x nv grid spanning size_u x size_v from `origin` along +x (u) and +y (v).
-static inline dfm_test_grid dfm_test_make_grid(int32_t nu, int32_t nv, float size_u, float size_v, float ox, float oy,
-                                               float oz) {
+/// Generates an nu x nv grid from `origin` spanning `u` and `v` (m, world frame; see dfm_scene_grid_make).
+static inline dfm_test_grid dfm_test_make_grid_uv(int32_t nu, int32_t nv, const float origin[3], const float u[3],
+                                                  const float v[3]) {
     dfm_test_grid g;
-    float o[3] = {ox, oy, oz}, u[3] = {size_u, 0, 0}, v[3] = {0, size_v, 0};
-    if (dfm_scene_grid_make(nu, nv, o, u, v, &g) != DFM_OK) {
+    if (dfm_scene_grid_make(nu, nv, origin, u, v, &g) != DFM_OK) {
         fprintf(stderr, "grid generation failed (%d x %d)\n", (int)nu, (int)nv);
         exit(2);
     }
     return g;
+}
+
+/// Generates an nu x nv grid spanning size_u x size_v from `origin` along +x (u) and +y (v).
+static inline dfm_test_grid dfm_test_make_grid(int32_t nu, int32_t nv, float size_u, float size_v, float ox, float oy,
+                                               float oz) {
+    float o[3] = {ox, oy, oz}, u[3] = {size_u, 0, 0}, v[3] = {0, size_v, 0};
+    return dfm_test_make_grid_uv(nu, nv, o, u, v);
 }
 
 /// Frees a generated grid.
