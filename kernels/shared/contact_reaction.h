@@ -66,11 +66,9 @@ DFM_HD dfm_v3 dfm_contact_node_force(const dfm_contact_view* c, const float* rec
 /// in particle and list order (deterministic).
 /// A body with a pinned or kinematic particle gets no extra: its supports take the gap. A pin's
 /// force is not measured but inferred from the unconverged elastic forces of the iterate, and
-/// that inference is what the gap corrects, while a record's force is its spring's. A cloth
-/// hanging from a hook row reads about 80 N of unconverged tension at its pins at 4 x 10 (for a
-/// 0.18 N cloth); with the gap spread over the pads that grip it below the hook, each pad read
-/// +40 N vertical (229 of its weights: the benchmark's cloth-lift, docs/bench.md), and a box
-/// resting on a pinned hammock read 1.54x its weight.
+/// that inference is what the gap corrects, while a record's force is its spring's (a hook row's
+/// unconverged tension would otherwise be read by the pads gripping the cloth below it:
+/// docs/physics.md, "Reactions").
 DFM_HD void dfm_contact_body_extra(const dfm_contact_view* c, const dfm_vbd_view* v, const float* record_force,
                                    const float* node_friction, const float* residual, int32_t first, int32_t end,
                                    float* extra) {
