@@ -187,6 +187,10 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
         float beta = dn < 0.0f ? s->kd : 0.0f;
         float dl = fmaxf(dfm_xpbd_dlambda(C, W, dn, alpha, beta, h), 0.0f);
         if (!isfinite(dl)) continue;
+        /* Penetration the small step started with leaves at a bounded speed
+         * (dfm_xpbd_contact_depenetration), not at C / h. */
+        const dfm_v3 g = dfm_v3_make(v->gravity[0], v->gravity[1], v->gravity[2]);
+        dl *= dfm_xpbd_contact_depenetration(dl * W, dn, dfm_v3_len(g), r, h);
         for (int j = 0; j < 3; ++j) {
             int32_t p = c->rec.corners[3 * k + j];
             if (p < 0 || v->inv_mass[p] == 0.0f) continue;
