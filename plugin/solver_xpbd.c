@@ -17,7 +17,10 @@
 ///   plus the volume constraint V / V0 - 1 with compliance 1 / (lambda V0), damping kd V0;
 /// - contacts: each detection record is an inequality n . (p - b) >= radius + margin with
 ///   compliance 1 / ke (the shape's), damping kd on approach, then position-level Coulomb
-///   friction (static when the needed multiplier is within mu times the normal one).
+///   friction (static when the needed multiplier is within mu times the normal one). A correction
+///   may leave the contact point moving outward at no more than sqrt(2 g r): penetration a small
+///   step starts with (a record detected deep, a state handed over by another solver) leaves
+///   over several small steps instead of at C / h (dfm_xpbd_contact_depenetration).
 /// Rest lengths come from the rest data (D^-1, Dm^-1), not from current positions, so a swap in
 /// the middle of a run keeps the bodies' rest shapes.
 #include <math.h>

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-dfm_result dfm_scene_gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int with_base,
+dfm_result dfm_scene_gripper_table_build(dfm_world* world, int32_t res, float pad_mu, float slab_mu, int with_base,
                                          dfm_scene_gripper_table* t) {
     memset(t, 0, sizeof(*t));
     dfm_shape_def slab = dfm_scene_box_def(0.2f, 0.3f, 0.01f);
     slab.host_body = 1;
-    slab.mu = 0.3f;
+    slab.mu = slab_mu;
     dfm_shape_def base = slab; /* inset by 5 cm under the slab */
     base.half_extents[0] = 0.15f;
     base.half_extents[2] = 0.2f;

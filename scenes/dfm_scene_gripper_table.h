@@ -32,9 +32,10 @@ typedef struct dfm_scene_gripper_table {
     dfm_cloth_def cloth_def; ///< The def the cloth was added with (contact radius etc.).
 } dfm_scene_gripper_table;
 
-/// Adds the scene to `world`: res x res cloth vertices, pad friction `pad_mu`, with or without
-/// the slab's base. Returns DFM_OK or the failing call's result (the world's last error says why).
-dfm_result dfm_scene_gripper_table_build(dfm_world* world, int32_t res, float pad_mu, int with_base,
+/// Adds the scene to `world`: res x res cloth vertices, pad friction `pad_mu`, slab (and base)
+/// friction `slab_mu` (sample 03: 0.3; sample 05: 0.8, see its header), with or without the
+/// slab's base. Returns DFM_OK or the failing call's result (the world's last error says why).
+dfm_result dfm_scene_gripper_table_build(dfm_world* world, int32_t res, float pad_mu, float slab_mu, int with_base,
                                          dfm_scene_gripper_table* out);
 
 /// Where the cloth's hanging strip is: the mean x (m) of its vertices within 2 cm of the pinch

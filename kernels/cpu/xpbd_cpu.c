@@ -146,6 +146,7 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
                             double* shape_impulse, double particle_impulse[3]) {
     int32_t n_rec = *c->count < c->capacity ? *c->count : c->capacity;
     float deepest = 0.0f;
+    const float gravity = dfm_v3_len(dfm_v3_make(v->gravity[0], v->gravity[1], v->gravity[2]));
     for (int32_t k = 0; k < n_rec; ++k) {
         const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
         float W = 0.0f, sw = 0.0f;
@@ -187,6 +188,9 @@ float dfm_cpu_xpbd_contacts(const dfm_contact_view* c, const dfm_xpbd_view* v, f
         float beta = dn < 0.0f ? s->kd : 0.0f;
         float dl = fmaxf(dfm_xpbd_dlambda(C, W, dn, alpha, beta, h), 0.0f);
         if (!isfinite(dl)) continue;
+        /* Penetration the small step started with leaves at a bounded speed
+         * (dfm_xpbd_contact_depenetration), not at C / h. */
+        dl *= dfm_xpbd_contact_depenetration(dl * W, dn, gravity, r, h);
         for (int j = 0; j < 3; ++j) {
             int32_t p = c->rec.corners[3 * k + j];
             if (p < 0 || v->inv_mass[p] == 0.0f) continue;

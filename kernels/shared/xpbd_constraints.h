@@ -105,4 +105,28 @@ DFM_HD float dfm_xpbd_dlambda(float C, float wg, float cdot, float alpha, float 
     return (-C - gamma * cdot) / den;
 }
 
+/// Standard gravity (m/s^2): the floor of the gravity that sets the depenetration speed.
+#define DFM_XPBD_DEPENETRATION_G 9.81f
+
+/// Fraction [0, 1] of a contact correction to apply in this small step. The correction moves
+/// the contact point `push` (m, >= 0) along the normal; `dn` (m) is the point's normal motion
+/// relative to the shape over the small step so far (< 0 = approaching). The correction may
+/// leave the point moving outward at no more than v_max = sqrt(2 g r) (g = max(|gravity|,
+/// standard gravity), r = radius + margin, m): it takes back all of the approach (a resting
+/// contact keeps its compliant depth, a falling one stops), and penetration the small step
+/// started with leaves at v_max at most, fast enough to lift the particle its contact radius
+/// and no higher. Without the bound a record detected 1 mm deep (an edge chord across a box
+/// rim, see DFM_CONTACT_FEATURE_DEPTH) left at 1 mm / h = 3 m/s and threw the cloth of
+/// samples/05_solver_swap off its table (docs/physics.md). Moving x_prev with the correction
+/// instead (pre-stabilization) adds no velocity at once, but the particle's jump stretches its
+/// stiff edges, which give the energy back as velocity: that cloth's kinetic + potential energy
+/// then still rose 3.4 mJ above its running minimum (0.1 mJ with this bound, vbd 0.2 mJ).
+DFM_HD float dfm_xpbd_contact_depenetration(float push, float dn, float gravity, float r, float h) {
+    if (!(push > 0.0f)) return 1.0f;
+    float g = gravity > DFM_XPBD_DEPENETRATION_G ? gravity : DFM_XPBD_DEPENETRATION_G;
+    float allowed = sqrtf(2.0f * g * (r > 0.0f ? r : 0.0f)) * h - dn;
+    if (!(allowed > 0.0f)) return 0.0f;
+    return allowed >= push ? 1.0f : allowed / push;
+}
+
 #endif

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
      * open at the pinch height; the cloth lies on the slab with 15 cm hanging over its edge. */
     const float edge = DFM_SCENE_GRIPPER_TABLE_EDGE, pinch_z = DFM_SCENE_GRIPPER_PINCH_Z;
     dfm_scene_gripper_table scene;
-    if (dfm_scene_gripper_table_build(world, res, mu, 1, &scene) != DFM_OK) {
+    if (dfm_scene_gripper_table_build(world, res, mu, 0.3f, 1, &scene) != DFM_OK) {
         fprintf(stderr, "scene: %s\n", dfm_world_last_error(world));
         return 1;
     }
