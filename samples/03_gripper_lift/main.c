@@ -124,6 +124,11 @@ int main(int argc, char** argv) {
     const float pull = 0.3f, lift = 0.3f;
     float closed[2] = {pad_x[0], pad_x[1]};
     int written = 0;
+    /* The force bound (issue 13, docs/bench.md): the slab and base carry at most the cloth's
+     * weight, and the pads' vertical part what they lift, each within 3 W; nothing is pulled. */
+    dfm_body_info bi = dfm_body_info_init();
+    const double weight = dfm_body_get_info(world, cloth, &bi) == DFM_OK ? (double)bi.total_mass * 9.81 : 0.0;
+    double peak_support_w = 0.0, peak_pad_vertical_w = 0.0, min_push_w = 0.0;
     clock_t c0 = clock();
     for (int f = 0; f < frames; ++f) {
         double t = (f + 1) * dt;
@@ -165,6 +170,20 @@ int main(int argc, char** argv) {
             dfm_world_step(world, dt) != DFM_OK) {
             fprintf(stderr, "t %.2f: %s\n", t, dfm_world_last_error(world));
             return 1;
+        }
+        {
+            float rf[12];
+            if (weight > 0.0 && dfm_world_get_shape_reactions(world, ids, scene.shape_count, rf, NULL, 0) == DFM_OK)
+                for (int k = 0; k < scene.shape_count; ++k) {
+                    const float* F = rf + 3 * k;
+                    if (k >= scene.first_pad) {
+                        peak_pad_vertical_w = fmax(peak_pad_vertical_w, fabs((double)F[2]) / weight);
+                    } else {
+                        const double m = sqrt((double)F[0] * F[0] + (double)F[1] * F[1] + (double)F[2] * F[2]);
+                        peak_support_w = fmax(peak_support_w, m / weight);
+                        min_push_w = fmin(min_push_w, -(double)F[2] / weight); /* supports are pushed down */
+                    }
+                }
         }
         dfm_body_get_positions(world, cloth, 0, nv, x, 0);
         double cx = 0, cz = 0;
@@ -244,6 +263,10 @@ int main(int argc, char** argv) {
                   ? "HELD"
                   : (rise < 0.05 ? "FELL as expected without friction" : "CARRIED only by draping over a pad top"))
            : "FAILED");
+    const int bounded = peak_support_w <= 3.0 && peak_pad_vertical_w <= 3.0 && min_push_w >= -0.01;
+    printf("03_gripper_lift: peak reactions in cloth weights: slab/base %.2f, pads' vertical %.2f; least downward "
+           "push on the supports %.3f: %s the force bound (3 W, none pulled; issue 13: not part of the verdict yet)\n",
+           peak_support_w, peak_pad_vertical_w, min_push_w, bounded ? "within" : "EXCEEDS");
     (void)end_cz;
     dfm_scene_gripper_table_free(&scene);
     dfm_world_destroy(world);
