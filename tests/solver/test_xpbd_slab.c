@@ -29,6 +29,7 @@
 ///    above its resting height, and the penetration is gone after 1 s (within 0.01 mm). Before
 ///    the fix: 1.6 m/s, a 5 cm rise.
 #include "dfm_test.h"
+#include "dfm_test_shapes.h"
 
 #define G 9.81f
 #define DT (1.0f / 60.0f)
@@ -62,21 +63,9 @@ static slab_scene make_scene(const char* solver) {
         exit(2);
     }
     CHECK_OK(s.w, dfm_world_set_solver(s.w, solver, DFM_BACKEND_CPU));
-    dfm_shape_def slab = dfm_shape_def_default();
-    slab.type = DFM_SHAPE_BOX;
-    slab.half_extents[0] = 0.2f;
-    slab.half_extents[1] = 0.3f;
-    slab.half_extents[2] = 0.01f;
+    dfm_shape_def slab = dfm_scene_box_def(0.2f, 0.3f, 0.01f);
     slab.mu = 1.0f;
-    dfm_shape_id sid;
-    CHECK_OK(s.w, dfm_world_add_shape(s.w, &slab, &sid));
-    dfm_shape_state st;
-    memset(&st, 0, sizeof(st));
-    st.position[2] = -0.01f;
-    st.rotation[3] = 1.0f;
-    st.aabb_min[0] = 1.0f; /* inverted: dfm computes the AABB */
-    st.aabb_max[0] = -1.0f;
-    CHECK_OK(s.w, dfm_world_set_shape_states(s.w, &sid, 0, &st, 0, 1));
+    dfm_test_add_shape(s.w, slab, 0.0f, 0.0f, -0.01f, NULL);
     dfm_cloth_def cd = dfm_cloth_def_default();
     s.r = cd.contact_radius;
     s.g = dfm_test_make_grid(RES, RES, SIZE, SIZE, RIM + OVERHANG - SIZE, -0.5f * SIZE, s.r);
