@@ -13,6 +13,7 @@ void dfm_host_bodies_free(dfm_host_bodies* hb) {
     free(hb->entries);
     free(hb->rt);
     free(hb->shape_host);
+    free(hb->first_shape);
     free(hb->record_offsets);
     free(hb->records);
     memset(hb, 0, sizeof(*hb));
@@ -169,7 +170,8 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
     dfm_host_bodies_forget(w);
     if (hb->count == 0) return DFM_OK;
     const int32_t nb = hb->count, ns = w->contacts.shape_count;
-    if (!grow((void**)&hb->rt, &hb->rt_cap, nb, sizeof(*hb->rt)) ||
+    if (!grow((void**)&hb->first_shape, &hb->first_cap, nb, sizeof(int32_t)) ||
+        !grow((void**)&hb->rt, &hb->rt_cap, nb, sizeof(*hb->rt)) ||
         !grow((void**)&hb->record_offsets, &hb->offsets_cap, 2 * nb + 1, sizeof(int32_t)) ||
         !grow((void**)&hb->shape_host, &hb->shape_cap, ns > 0 ? ns : 1, sizeof(int32_t)) ||
         !grow((void**)&hb->records, &hb->records_cap, records > 0 ? records : 1, sizeof(*hb->records)))
@@ -188,6 +190,7 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
         r->mass = e->mass;
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) r->inertia.m[i][j] = e->inertia[3 * i + j];
+        hb->first_shape[b] = -1;
     }
     /* The host integrated the body with a velocity kick at the step's start (symplectic Euler:
      * v1 = v0 + dt a, x1 = x0 + dt v1), but the deformables feel their forces once per advance. So
@@ -199,6 +202,7 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
         const dfm_shape* s = dfm_world_shape_at(w, w->contacts.shape_slot[k]);
         const int32_t at = find_entry(hb, s->host_body);
         hb->shape_host[k] = at >= 0 ? at : -1;
+        if (at >= 0 && hb->first_shape[at] < 0) hb->first_shape[at] = k;
         if (at < 0 || !hb->entries[at].has_end_velocity) continue;
         dfm_host_body_rt* r = &hb->rt[at];
         const float* v0 = hb->entries[at].end_velocity;
@@ -218,6 +222,7 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
     out->bodies = hb->rt;
     out->shape_count = ns;
     out->shape_host = hb->shape_host;
+    out->first_shape = hb->first_shape;
     out->shapes = w->contacts.rt;
     out->record_offsets = hb->record_offsets;
     out->records = hb->records;
@@ -226,38 +231,14 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
 
 void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h) {
     for (int32_t b = 0; b < hs->count; ++b) {
-        dfm_host_body_rt* r = &hs->bodies[b];
-        r->c0 = r->c;
-        r->theta0 = r->theta;
-        r->yc = dfm_v3_madd(r->c, dfm_v3_madd(r->vc, r->accel, h), h);
-        r->ytheta = dfm_v3_madd(r->theta, dfm_v3_madd(r->wtheta, r->alpha, h), h);
-        r->c = r->yc;
-        r->theta = r->ytheta;
+        const int32_t k = hs->first_shape[b];
+        dfm_host_body_begin_advance(&hs->bodies[b], k >= 0 ? hs->shapes[k].body_end : hs->bodies[b].free_end, h);
     }
-    for (int32_t k = 0; k < hs->shape_count; ++k) {
-        const int32_t b = hs->shape_host[k];
-        if (b < 0) continue;
-        dfm_host_body_rt* r = &hs->bodies[b];
-        dfm_shape_rt* s = &hs->shapes[k];
-        r->free_end = s->body_end; /* every shape of the body has the same body poses */
-        s->coupled = 1;
-        s->body_start = dfm_xform_corrected(s->body_start, r->c0, r->theta0);
-    }
-    dfm_cpu_place_host_shapes(hs);
-}
-
-void dfm_host_bodies_first_shapes(dfm_cpu_host_solve* hs) {
-    for (int32_t b = 0; b < hs->count; ++b) hs->record_offsets[b] = 0;
-    for (int32_t k = hs->shape_count - 1; k >= 0; --k)
-        if (hs->shape_host[k] >= 0) hs->record_offsets[hs->shape_host[k]] = k;
+    dfm_cpu_place_host_shapes(hs, 1);
 }
 
 void dfm_host_bodies_end_advance(dfm_cpu_host_solve* hs, float h) {
-    for (int32_t b = 0; b < hs->count; ++b) {
-        dfm_host_body_rt* r = &hs->bodies[b];
-        r->vc = dfm_v3_scale(dfm_v3_sub(r->c, r->c0), 1.0f / h);
-        r->wtheta = dfm_v3_scale(dfm_v3_sub(r->theta, r->theta0), 1.0f / h);
-    }
+    for (int32_t b = 0; b < hs->count; ++b) dfm_host_body_end_advance(&hs->bodies[b], h);
 }
 
 void dfm_host_bodies_finish_step(dfm_world* w, const dfm_cpu_host_solve* hs) {

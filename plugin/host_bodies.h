@@ -36,16 +36,17 @@ typedef struct dfm_host_bodies {
     dfm_host_body_entry* entries;
     dfm_host_body_rt* rt;     ///< Step scratch: count.
     int32_t* shape_host;      ///< Step scratch: per live shape, its entry or -1 (shape_cap).
+    int32_t* first_shape;     ///< Step scratch: per entry, its first live shape or -1 (first_cap).
     int32_t* record_offsets;  ///< Step scratch: 2 * count + 1.
     dfm_host_record* records; ///< Step scratch: records_cap.
-    int32_t rt_cap, offsets_cap, shape_cap, records_cap;
+    int32_t rt_cap, offsets_cap, shape_cap, records_cap, first_cap;
 } dfm_host_bodies;
 
 /// Frees the table and its scratch.
 void dfm_host_bodies_free(dfm_host_bodies* hb);
 
-/// Start of a CPU vbd step of dt seconds: sizes the scratch for the live shapes and `records`
-/// records, maps each live shape to its body, zeroes every correction and spreads each body's
+/// Start of a vbd step of dt seconds (CPU or CUDA): sizes the scratch for the live shapes and
+/// `records` records, maps each live shape to its body and each body to its first shape, zeroes every correction and spreads each body's
 /// velocity kick of the host over the step; fills `out` (out->count 0 when the world has no host
 /// body with dynamics).
 dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, dfm_cpu_host_solve* out);
@@ -53,11 +54,6 @@ dfm_result dfm_host_bodies_begin_step(dfm_world* w, int32_t records, float dt, d
 /// After dfm_step_fill_shapes for an advance of length h: starts every body's correction from its
 /// inertia (the last advance's rate) and places its shapes at the corrected start and end poses.
 void dfm_host_bodies_begin_advance(dfm_cpu_host_solve* hs, float h);
-
-/// For the CUDA backend, which runs the advances' bookkeeping on the device: writes a shape of
-/// each body (index into the live shapes) into hs->record_offsets[0, count) (the CPU solve's
-/// scratch, unused on that path).
-void dfm_host_bodies_first_shapes(dfm_cpu_host_solve* hs);
 
 /// After an advance: the correction's rate over it.
 void dfm_host_bodies_end_advance(dfm_cpu_host_solve* hs, float h);

@@ -40,7 +40,6 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     r = dfm_host_bodies_begin_step(w, 0, dt, &hosts);
     if (r != DFM_OK) return r;
     const int coupled = use_contacts && hosts.count > 0;
-    if (coupled) dfm_host_bodies_first_shapes(&hosts);
     dfm_cuda_step_desc d;
     memset(&d, 0, sizeof(d));
     d.dt = dt;
@@ -57,7 +56,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
         d.host_body_count = hosts.count;
         d.host_bodies = hosts.bodies;
         d.shape_host = hosts.shape_host;
-        d.host_first_shape = hosts.record_offsets; /* dfm_host_bodies_first_shapes */
+        d.host_first_shape = hosts.first_shape;
     }
     dfm_cuda_step_results out;
     memset(&out, 0, sizeof(out));

@@ -2,10 +2,10 @@
 /// See host_bodies_cpu.h.
 #include "host_bodies_cpu.h"
 
-void dfm_cpu_place_host_shapes(const dfm_cpu_host_solve* hs) {
+void dfm_cpu_place_host_shapes(const dfm_cpu_host_solve* hs, int begin) {
     for (int32_t k = 0; k < hs->shape_count; ++k) {
         const int32_t b = hs->shape_host[k];
-        if (b >= 0) hs->shapes[k].body_end = dfm_host_body_pose(&hs->bodies[b]);
+        if (b >= 0) dfm_host_shape_place(&hs->bodies[b], &hs->shapes[k], begin);
     }
 }
 
@@ -32,5 +32,5 @@ void dfm_cpu_solve_host_bodies(const dfm_cpu_host_solve* hs, const dfm_contact_v
         dfm_host_body_solve(hs->records + off[b], off[b + 1] - off[b], &hs->bodies[b], h, q);
         dfm_host_body_apply(&hs->bodies[b], q);
     }
-    dfm_cpu_place_host_shapes(hs);
+    dfm_cpu_place_host_shapes(hs, 0);
 }

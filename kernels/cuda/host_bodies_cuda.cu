@@ -31,39 +31,21 @@ __global__ void host_begin_bodies_kernel(dfm_host_body_rt* bodies, int32_t nb, c
                                          const dfm_shape_rt* shapes, float h) {
     const int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= nb) return;
-    dfm_host_body_rt* r = &bodies[b];
-    r->c0 = r->c;
-    r->theta0 = r->theta;
-    r->yc = dfm_v3_madd(r->c, dfm_v3_madd(r->vc, r->accel, h), h);
-    r->ytheta = dfm_v3_madd(r->theta, dfm_v3_madd(r->wtheta, r->alpha, h), h);
-    r->c = r->yc;
-    r->theta = r->ytheta;
-    r->free_end = shapes[first_shape[b]].body_end; /* the staged (host) pose: every shape of the body has it */
+    const int32_t k = first_shape[b]; /* the staged (host) pose: every shape of the body has it */
+    dfm_host_body_begin_advance(&bodies[b], k >= 0 ? shapes[k].body_end : bodies[b].free_end, h);
 }
 
-/// begin = 1: the advance's start (mark coupled, correct the start pose); always: the end pose
-/// at the body's current correction.
+/// Each shape of a body at the body's current correction (dfm_host_shape_place).
 __global__ void host_place_kernel(const dfm_host_body_rt* bodies, const int32_t* shape_host, dfm_shape_rt* shapes,
                                   int32_t ns, int begin) {
     const int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= ns) return;
-    const int32_t b = shape_host[k];
-    if (b < 0) return;
-    const dfm_host_body_rt* r = &bodies[b];
-    dfm_shape_rt* s = &shapes[k];
-    if (begin) {
-        s->coupled = 1;
-        s->body_start = dfm_xform_corrected(s->body_start, r->c0, r->theta0);
-    }
-    s->body_end = dfm_host_body_pose(r);
+    if (k >= ns || shape_host[k] < 0) return;
+    dfm_host_shape_place(&bodies[shape_host[k]], &shapes[k], begin);
 }
 
 __global__ void host_end_kernel(dfm_host_body_rt* bodies, int32_t nb, float h) {
     const int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb) return;
-    dfm_host_body_rt* r = &bodies[b];
-    r->vc = dfm_v3_scale(dfm_v3_sub(r->c, r->c0), 1.0f / h);
-    r->wtheta = dfm_v3_scale(dfm_v3_sub(r->theta, r->theta0), 1.0f / h);
+    if (b < nb) dfm_host_body_end_advance(&bodies[b], h);
 }
 
 /// Each record slot's body (nb: none or past the active records) and its index; counts per body.

@@ -23,7 +23,7 @@ struct dfm_cuda_host_bodies {
     int32_t sort_bits;         ///< Key bits of the bucketing sort (body index, count = none).
     dfm_host_body_rt* rt;      ///< count: the bodies' corrections (uploaded and read back every step).
     int32_t* shape_host;       ///< shape_count: each shape's body, or -1.
-    int32_t* first_shape;      ///< count: a shape of each body (its staged poses are the body's).
+    int32_t* first_shape;      ///< count: each body's first shape, or -1 (its staged poses are the body's).
     int32_t* record_count;     ///< count + 1: records per body at [b + 1] ([0] = 0).
     int32_t* record_offset;    ///< count + 1: their inclusive scan (body b's records at [offset[b], offset[b + 1])).
     uint32_t *keys, *keys_out; ///< capacity: each record's body (count: none), and sorted.

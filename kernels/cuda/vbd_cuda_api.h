@@ -88,7 +88,7 @@ typedef struct dfm_cuda_step_desc {
     dfm_host_body_rt* host_bodies;   ///< Host, host_body_count: their state at the step's start, overwritten
                                      ///< with their corrections at its end (plugin/host_bodies.c).
     const int32_t* shape_host;       ///< Host, shape_count: each shape's body in host_bodies, or -1.
-    const int32_t* host_first_shape; ///< Host, host_body_count: a shape of each body.
+    const int32_t* host_first_shape; ///< Host, host_body_count: each body's first shape, or -1.
 } dfm_cuda_step_desc;
 
 /// Results of one step's contacts, copied back at its end.

@@ -63,6 +63,35 @@ DFM_HD dfm_xform dfm_host_body_pose(const dfm_host_body_rt* b) {
     return dfm_xform_corrected(b->free_end, b->c, b->theta);
 }
 
+/// Start of an advance of length h (backward Euler on the correction, like every particle): the
+/// correction starts from its inertial target c + h (vc + h accel) (and likewise theta), and
+/// free_end is the host's free-motion pose at the advance's end (its shapes' staged body_end).
+DFM_HD void dfm_host_body_begin_advance(dfm_host_body_rt* b, dfm_xform free_end, float h) {
+    b->c0 = b->c;
+    b->theta0 = b->theta;
+    b->yc = dfm_v3_madd(b->c, dfm_v3_madd(b->vc, b->accel, h), h);
+    b->ytheta = dfm_v3_madd(b->theta, dfm_v3_madd(b->wtheta, b->alpha, h), h);
+    b->c = b->yc;
+    b->theta = b->ytheta;
+    b->free_end = free_end;
+}
+
+/// End of an advance of length h: the correction's rate over it.
+DFM_HD void dfm_host_body_end_advance(dfm_host_body_rt* b, float h) {
+    b->vc = dfm_v3_scale(dfm_v3_sub(b->c, b->c0), 1.0f / h);
+    b->wtheta = dfm_v3_scale(dfm_v3_sub(b->theta, b->theta0), 1.0f / h);
+}
+
+/// Places shape s of body b at the body's current correction (its end pose). begin = 1 at the
+/// advance's start: marks it coupled and corrects its start pose by the correction it began with.
+DFM_HD void dfm_host_shape_place(const dfm_host_body_rt* b, dfm_shape_rt* s, int begin) {
+    if (begin) {
+        s->coupled = 1;
+        s->body_start = dfm_xform_corrected(s->body_start, b->c0, b->theta0);
+    }
+    s->body_end = dfm_host_body_pose(b);
+}
+
 /// Record k of the contact view frozen for its host body (whose pose `body` the record's shape
 /// follows), at the particles' displacements d.
 DFM_HD dfm_host_record dfm_host_make_record(const dfm_contact_view* c, const float* d, int32_t k, dfm_xform body) {
