@@ -167,6 +167,7 @@ void dfm_cuda_host_bodies_free(dfm_cuda_host_bodies* h) {
 int dfm_cuda_host_bodies_reserve(dfm_cuda_host_bodies* h, int32_t count, int32_t shape_count, int32_t capacity,
                                  int* changed, char* err, size_t err_size) {
     *changed = 0;
+    if (count <= 0 && h->count == 0) return 0; /* no bodies before or now: nothing to free, the graph stays */
     if (count == h->count && shape_count == h->shape_count && capacity == h->capacity) return 0;
     dfm_cuda_host_bodies_free(h);
     *changed = 1;
