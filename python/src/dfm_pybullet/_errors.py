@@ -13,4 +13,4 @@ class DfmError(RuntimeError):
         self.code = int(code)
         self.name = name
         self.message = message
-        super().__init__(f"{message} ({name})" if name else message)
+        super().__init__(message if not name or name in message else f"{message} ({name})")
