@@ -76,3 +76,17 @@ def test_substeps_apply_the_reaction_once_per_step(client):
     expected = (BOX_MASS + CLOTH_MASS) * G
     print(f"4 substeps: ground normal force {force:.4f} N of {expected:.4f} N")
     assert force == pytest.approx(expected, rel=0.01)
+
+
+def test_implicit_coupling_on_a_grounded_box_known_failure(client):
+    # Known failure (docs/pybullet.md): with coupling "implicit" dfm solves the box as a free body
+    # (it does not know the ground); its position correction pushes the box 2.2 mm into the ground
+    # every step, Bullet pushes it back, and only 0.82 of the load reaches pybullet's reported
+    # ground force. The bound is not loosened; "explicit" (the default) meets it.
+    dfm, plane, b, cloth = scene(client, coupling="implicit")
+    force = settle_and_measure(client, b, plane, steps=240, window=60)
+    expected = (BOX_MASS + CLOTH_MASS) * G
+    print(f"implicit: ground normal force {force:.4f} N of {expected:.4f} N")
+    if force != pytest.approx(expected, rel=0.01):
+        pytest.xfail(f"implicit coupling on a grounded box: {force / expected:.3f} of the load (known)")
+    raise AssertionError("the known failure passes now: make this a plain test (docs/pybullet.md)")

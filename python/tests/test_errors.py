@@ -12,8 +12,8 @@ from dfm_pybullet import DfmError
 def test_bad_backend_and_coupling(client):
     with pytest.raises(ValueError, match="backend is 'gpu'"):
         dfm_pybullet.attach(client, backend="gpu")
-    with pytest.raises(ValueError, match="coupling is 'implicit'"):
-        dfm_pybullet.attach(client, coupling="implicit")
+    with pytest.raises(ValueError, match="coupling is 'solved'"):
+        dfm_pybullet.attach(client, coupling="solved")
     with pytest.raises(ValueError, match="substeps is 2.5"):
         dfm_pybullet.attach(client, substeps=2.5)
 

@@ -206,7 +206,12 @@ _Static_assert(offsetof(b3_physics_parameters, num_sub_steps) == 40, "b3PhysicsS
     X(b3_command, b3GetDynamicsInfoCommandInit, (b3_client, int, int))                                         \
     X(int, b3GetDynamicsInfo, (b3_status, b3_dynamics_info*))                                                  \
     X(b3_command, b3InitChangeDynamicsInfo, (b3_client))                                                       \
-    X(int, b3ChangeDynamicsInfoSetActivationState, (b3_command, int, int))
+    X(int, b3ChangeDynamicsInfoSetActivationState, (b3_command, int, int))                                    \
+    X(b3_command, b3CreatePoseCommandInit, (b3_client, int))                                                   \
+    X(int, b3CreatePoseCommandSetBasePosition, (b3_command, double, double, double))                           \
+    X(int, b3CreatePoseCommandSetBaseOrientation, (b3_command, double, double, double, double))                \
+    X(int, b3CreatePoseCommandSetBaseLinearVelocity, (b3_command, const double*))                              \
+    X(int, b3CreatePoseCommandSetBaseAngularVelocity, (b3_command, const double*))
 // clang-format on
 
 /// The resolved b3 functions, one pointer per entry of DFM_PYB_B3_FUNCTIONS.

@@ -13,10 +13,11 @@ dfm_result dfm_pyb_create_world(int32_t key, int32_t backend, int32_t substeps, 
     if (inst->world)
         return (dfm_result)dfm_pyb_fail(inst, DFM_ERROR_INVALID_STATE,
                                         "this pybullet client already has a dfm world (attach once per client)");
-    if (coupling != DFM_PYB_COUPLING_NONE && coupling != DFM_PYB_COUPLING_EXPLICIT)
+    if (coupling != DFM_PYB_COUPLING_NONE && coupling != DFM_PYB_COUPLING_EXPLICIT &&
+        coupling != DFM_PYB_COUPLING_IMPLICIT)
         return (dfm_result)dfm_pyb_fail(inst, DFM_ERROR_INVALID_ENUM,
-                                        "coupling is %d; must be %d (none) or %d (explicit)", coupling,
-                                        DFM_PYB_COUPLING_NONE, DFM_PYB_COUPLING_EXPLICIT);
+                                        "coupling is %d; must be %d (none), %d (explicit) or %d (implicit)", coupling,
+                                        DFM_PYB_COUPLING_NONE, DFM_PYB_COUPLING_EXPLICIT, DFM_PYB_COUPLING_IMPLICIT);
     dfm_world_def wd = dfm_world_def_default();
     wd.backend = backend;
     if (substeps != 0) wd.substeps = substeps;

@@ -60,6 +60,7 @@ void dfm_pyb_instance_destroy(dfm_pyb_instance* inst) {
     free(inst->messages);
     free(inst->shapes);
     free(inst->links);
+    free(inst->awake_bodies);
     free(inst->ids);
     free(inst->states);
     free(inst->reactions);

@@ -28,12 +28,18 @@ typedef struct dfm_pyb_link {
     int body;                   ///< pybullet body unique id.
     int link;                   ///< Link index, -1 = base.
     double mass;                ///< kg (0: static or fixed; no reaction is applied).
+    double inertia_diagonal[3]; ///< kg m^2 about the centre of mass, in its principal (centre-of-mass) frame.
+    int single;                 ///< 1: the body's only link (no joints): dfm can solve it (DFM_PYB_COUPLING_IMPLICIT).
+    int solved;                 ///< 1: dfm has this link's dynamics (dfm_world_set_host_body_dynamics).
     double position[3];         ///< This tick's centre of mass, m, world frame.
     double rotation[4];         ///< This tick's centre-of-mass frame, quaternion (x, y, z, w).
     double linear_velocity[3];  ///< m/s, world frame.
     double angular_velocity[3]; ///< rad/s, world frame.
     double force[3];            ///< Last tick's reaction on it, N, world frame.
     double torque[3];           ///< ... N m about its centre of mass, world frame.
+    double target_force[3];     ///< What the body should feel over this tick: the reaction (explicit) or
+                                ///< the force of dfm's velocity correction (implicit), N.
+    double target_torque[3];    ///< Likewise, N m.
     double applied_force[3];    ///< Force already applied in this stepSimulation (forces accumulate over
                                 ///< the substeps of one stepSimulation in pybullet), N.
     double applied_torque[3];   ///< Likewise, N m.
@@ -53,8 +59,13 @@ typedef struct dfm_pyb_instance {
     dfm_pyb_link* links; ///< Tracked bodies and links with at least one shape.
     int link_count;
     int link_capacity;
+    int* awake_bodies; ///< Bodies whose sleeping the plugin disabled (once each: the change
+                       ///< notifies LINK_DYNAMICS_CHANGED, which would re-read the shapes again).
+    int awake_count;
+    int awake_capacity;
     int64_t ticks;      ///< Ticks run with a world.
     int substep;        ///< Index of this tick within the server's stepSimulation.
+    int pending;        ///< Implicit coupling: the post-tick left forces for the next pre-tick to apply.
     int32_t tick_error; ///< First failed tick's dfm_result since dfm_pyb_take_tick_error.
     char error[1024];   ///< Last error message.
     char** messages;    ///< Log of unsupported items and warnings (each logged once).
@@ -65,6 +76,11 @@ typedef struct dfm_pyb_instance {
     dfm_shape_state* states;
     float* reactions; ///< 6 floats per shape: force, torque.
 } dfm_pyb_instance;
+
+/// The dfm host_body of a pybullet body's link (-1 = base): body id in the high word.
+static inline uint64_t dfm_pyb_host_body(int body, int link) {
+    return ((uint64_t)(uint32_t)body << 32) | (uint64_t)(uint32_t)(link + 1);
+}
 
 /// Creates an instance for `client` (resolving the b3 API) and registers it. NULL on failure with
 /// the reason in `message`.
@@ -90,8 +106,26 @@ void dfm_pyb_log(dfm_pyb_instance* inst, const char* fmt, ...);
 /// unsupported body, link and shape. Returns a dfm_result (the message in inst->error).
 int32_t dfm_pyb_sync_shapes(dfm_pyb_instance* inst);
 
-/// One pre-tick: read poses and velocities, set the dfm shape states, step dfm with the server's
-/// substep, apply the reactions. Returns a dfm_result.
-int32_t dfm_pyb_tick(dfm_pyb_instance* inst);
+/// DFM_PYB_COUPLING_IMPLICIT, before the step: hands dfm the mass and world inertia of each
+/// dynamic single-link body (removing nothing; see dfm_pyb_coupling_forget). Returns a dfm_result.
+int32_t dfm_pyb_coupling_before(dfm_pyb_instance* inst);
+
+/// DFM_PYB_COUPLING_IMPLICIT, after the step: adds dfm's correction to each solved body's pose and
+/// velocities in pybullet (one pose command per body) and zeroes its target force; the other
+/// links keep their reactions as targets. Returns a dfm_result.
+int32_t dfm_pyb_coupling_after(dfm_pyb_instance* inst);
+
+/// Removes the dfm dynamics of every solved link (before the links are re-read).
+void dfm_pyb_coupling_forget(dfm_pyb_instance* inst);
+
+/// The pre-tick (start of every internal step): with DFM_PYB_COUPLING_NONE or _EXPLICIT the whole
+/// coupled tick (poses and velocities read, dfm stepped, reactions applied as forces in this
+/// step); with _IMPLICIT it applies the forces the last post-tick left. Returns a dfm_result.
+int32_t dfm_pyb_pre_tick(dfm_pyb_instance* inst);
+
+/// The post-tick (end of every internal step, after Bullet integrated): with
+/// DFM_PYB_COUPLING_IMPLICIT, the coupled tick with dfm solving the dynamic single-link bodies
+/// (coupling.c); nothing otherwise. Returns a dfm_result.
+int32_t dfm_pyb_post_tick(dfm_pyb_instance* inst);
 
 #endif

@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// The dfm host_body of a pybullet body's link (-1 = base): body id in the high word.
-static uint64_t host_body_of(int body, int link) {
-    return ((uint64_t)(uint32_t)body << 32) | (uint64_t)(uint32_t)(link + 1);
-}
-
 /// Quaternion product a * b, (x, y, z, w).
 static void quat_mul(const double a[4], const double b[4], double out[4]) {
     out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
@@ -151,6 +146,29 @@ static int same_shape(const dfm_pyb_shape* a, const dfm_pyb_shape* b) {
            memcmp(a->local_frame, b->local_frame, sizeof(a->local_frame)) == 0 && a->mu == b->mu;
 }
 
+/// Disables sleeping of a dynamic body, once: sleeping bodies ignore external forces, so the
+/// coupling would stop when the body settles.
+static void disable_sleeping(dfm_pyb_instance* inst, int body) {
+    for (int i = 0; i < inst->awake_count; ++i)
+        if (inst->awake_bodies[i] == body) return;
+    const b3_api* b = &inst->api;
+    b3_command cmd = b->b3InitChangeDynamicsInfo(inst->client);
+    b->b3ChangeDynamicsInfoSetActivationState(cmd, body, B3_ACTIVATION_DISABLE_SLEEPING);
+    b3_status st = b->b3SubmitClientCommandAndWaitStatus(inst->client, cmd);
+    if (b->b3GetStatusType(st) != B3_CLIENT_COMMAND_COMPLETED) {
+        dfm_pyb_log(inst, "body %d: disabling sleep failed; a sleeping body ignores dfm's reactions", body);
+        return;
+    }
+    if (inst->awake_count == inst->awake_capacity) {
+        const int cap = inst->awake_capacity ? 2 * inst->awake_capacity : 16;
+        int* grown = (int*)realloc(inst->awake_bodies, (size_t)cap * sizeof(int));
+        if (!grown) return; /* asked again at the next re-read: harmless */
+        inst->awake_bodies = grown;
+        inst->awake_capacity = cap;
+    }
+    inst->awake_bodies[inst->awake_count++] = body;
+}
+
 /// Reads the shapes of one body (all its links) into `l`. Logs what it cannot use. Returns 0 on
 /// an allocation failure.
 static int read_body(dfm_pyb_instance* inst, int body, shape_list* l) {
@@ -188,7 +206,7 @@ static int read_body(dfm_pyb_instance* inst, int body, shape_list* l) {
             const b3_collision_shape_data* d = &info.shapes[k];
             dfm_shape_def def;
             char why[1200];
-            if (!translate(d, dyn.lateral_friction, host_body_of(body, link), &def, why, sizeof(why))) {
+            if (!translate(d, dyn.lateral_friction, dfm_pyb_host_body(body, link), &def, why, sizeof(why))) {
                 dfm_pyb_log(inst, "body %d link %d shape %d: %s; dfm's deformables pass through it", body, link, k,
                             why);
                 continue;
@@ -211,17 +229,12 @@ static int read_body(dfm_pyb_instance* inst, int body, shape_list* l) {
         k.body = body;
         k.link = link;
         k.mass = dyn.mass;
+        memcpy(k.inertia_diagonal, dyn.local_inertia_diagonal, sizeof(k.inertia_diagonal));
+        k.single = joints == 0;
         if (!push_link(l, &k)) return 0;
         if (dyn.mass > 0.0) any_dynamic = 1;
     }
-    if (any_dynamic) {
-        /* Sleeping bodies ignore external forces: the coupling would stop when the body settles. */
-        b3_command cmd = b->b3InitChangeDynamicsInfo(c);
-        b->b3ChangeDynamicsInfoSetActivationState(cmd, body, B3_ACTIVATION_DISABLE_SLEEPING);
-        b3_status st = b->b3SubmitClientCommandAndWaitStatus(c, cmd);
-        if (b->b3GetStatusType(st) != B3_CLIENT_COMMAND_COMPLETED)
-            dfm_pyb_log(inst, "body %d: disabling sleep failed; a sleeping body ignores dfm's reactions", body);
-    }
+    if (any_dynamic) disable_sleeping(inst, body);
     return 1;
 }
 
@@ -296,6 +309,7 @@ int32_t dfm_pyb_sync_shapes(dfm_pyb_instance* inst) {
         if (!taken[j]) dfm_world_remove_shape(inst->world, inst->shapes[j].id);
     free(taken);
     free(added);
+    dfm_pyb_coupling_forget(inst); /* the next tick hands dfm the dynamics of the new links */
     free(inst->shapes);
     free(inst->links);
     free(l.defs);

@@ -1,15 +1,17 @@
 /// @file tick.c
-/// One coupled tick, run by the plugin's pre-tick callback at the start of every internal step
-/// of the pybullet server (before Bullet's collision detection, constraint solve and
-/// integration; docs/pybullet.md):
+/// The coupled tick, run once per internal step of the pybullet server (docs/pybullet.md):
 ///   server time step and gravity -> shapes re-read if pybullet notified a change -> every
 ///   tracked body's and link's pose and velocities (one state request per body) -> one bulk
-///   dfm_world_set_shape_states -> dfm_world_step(substep) -> dfm_world_get_shape_reactions ->
-///   one force and one torque command per dynamic body or link.
-/// The reaction is applied as an external force at the centre of mass, so Bullet integrates it in
-/// this very internal step together with its own contacts (the ground under a box holds the
-/// box's and the cloth's weight). pybullet keeps external forces until the end of stepSimulation,
-/// so with numSubSteps > 1 each substep applies only the change over what is already applied.
+///   dfm_world_set_shape_states -> dfm_world_step(internal step) -> dfm_world_get_shape_reactions
+///   -> one force and one torque command per dynamic body or link.
+/// With DFM_PYB_COUPLING_NONE / _EXPLICIT it all runs in the pre-tick (before Bullet's collision
+/// detection, solve and integration), so Bullet integrates the reaction forces in this very step
+/// together with its own contacts (the ground under a box holds the box's and the cloth's
+/// weight). With _IMPLICIT dfm steps in the post-tick, after Bullet has integrated, solving the
+/// dynamic single-link bodies with the deformables (coupling.c); the reactions of the other links
+/// are applied as forces in the next pre-tick. pybullet keeps external forces until the end of
+/// stepSimulation, so with numSubSteps > 1 each internal step applies only the change over what
+/// is already applied.
 #include "instance.h"
 
 #include <string.h>
@@ -92,16 +94,13 @@ static int32_t apply_one(dfm_pyb_instance* inst, const dfm_pyb_link* k, const do
     return DFM_OK;
 }
 
-/// Sums the shapes' reactions per link and applies them to the dynamic links.
-static int32_t apply_reactions(dfm_pyb_instance* inst, int first_substep) {
+/// Sums the shapes' reactions per link (what reactions() reports) and makes them the links'
+/// target forces (the implicit coupling then replaces those of the bodies dfm solved).
+static void sum_reactions(dfm_pyb_instance* inst) {
     const int n = inst->shape_count;
     for (int i = 0; i < inst->link_count; ++i) {
         memset(inst->links[i].force, 0, sizeof(inst->links[i].force));
         memset(inst->links[i].torque, 0, sizeof(inst->links[i].torque));
-        if (first_substep) {
-            memset(inst->links[i].applied_force, 0, sizeof(inst->links[i].applied_force));
-            memset(inst->links[i].applied_torque, 0, sizeof(inst->links[i].applied_torque));
-        }
     }
     for (int s = 0; s < n; ++s) {
         dfm_pyb_link* k = &inst->links[inst->shapes[s].link_slot];
@@ -110,41 +109,49 @@ static int32_t apply_reactions(dfm_pyb_instance* inst, int first_substep) {
             k->torque[a] += inst->reactions[3 * n + 3 * s + a];
         }
     }
+    for (int i = 0; i < inst->link_count; ++i) {
+        memcpy(inst->links[i].target_force, inst->links[i].force, sizeof(inst->links[i].force));
+        memcpy(inst->links[i].target_torque, inst->links[i].torque, sizeof(inst->links[i].torque));
+    }
+}
+
+/// Applies each dynamic link's target force and torque: the change over what this stepSimulation
+/// has already applied (none in its first internal step).
+static int32_t apply_targets(dfm_pyb_instance* inst, int first_substep) {
     if (inst->coupling == DFM_PYB_COUPLING_NONE) return DFM_OK;
     for (int i = 0; i < inst->link_count; ++i) {
         dfm_pyb_link* k = &inst->links[i];
+        if (first_substep) {
+            memset(k->applied_force, 0, sizeof(k->applied_force));
+            memset(k->applied_torque, 0, sizeof(k->applied_torque));
+        }
         if (!(k->mass > 0.0)) continue;
         double df[3], dt[3];
         int any_f = 0, any_t = 0;
         for (int a = 0; a < 3; ++a) {
-            df[a] = k->force[a] - k->applied_force[a];
-            dt[a] = k->torque[a] - k->applied_torque[a];
+            df[a] = k->target_force[a] - k->applied_force[a];
+            dt[a] = k->target_torque[a] - k->applied_torque[a];
             any_f |= df[a] != 0.0;
             any_t |= dt[a] != 0.0;
         }
         if (any_f) {
             int32_t r = apply_one(inst, k, df, 0);
             if (r != DFM_OK) return r;
-            memcpy(k->applied_force, k->force, sizeof(k->force));
+            memcpy(k->applied_force, k->target_force, sizeof(k->target_force));
         }
         if (any_t) {
             int32_t r = apply_one(inst, k, dt, 1);
             if (r != DFM_OK) return r;
-            memcpy(k->applied_torque, k->torque, sizeof(k->torque));
+            memcpy(k->applied_torque, k->target_torque, sizeof(k->target_torque));
         }
     }
     return DFM_OK;
 }
 
-int32_t dfm_pyb_tick(dfm_pyb_instance* inst) {
-    double dt = 0.0;
-    int substeps = 1;
-    float gravity[3];
-    int32_t r = read_parameters(inst, &dt, &substeps, gravity);
-    if (r != DFM_OK) return r;
-    if (inst->substep >= substeps) inst->substep = 0;
-    const int first_substep = inst->substep == 0;
-    inst->substep = (inst->substep + 1) % substeps;
+/// Reads the bodies, steps dfm over `dt` and sets the links' targets (and, implicit, the
+/// solved bodies' corrections).
+static int32_t step_dfm(dfm_pyb_instance* inst, double dt, const float gravity[3]) {
+    int32_t r = DFM_OK;
     if (inst->dirty) {
         r = dfm_pyb_sync_shapes(inst);
         if (r != DFM_OK) return r;
@@ -178,11 +185,43 @@ int32_t dfm_pyb_tick(dfm_pyb_instance* inst) {
         dr = dfm_world_set_shape_states(w, inst->ids, 0, inst->states, 0, n);
         if (dr != DFM_OK) return dfm_pyb_fail(inst, dr, "dfm_world_set_shape_states: %s", dfm_world_last_error(w));
     }
+    r = dfm_pyb_coupling_before(inst);
+    if (r != DFM_OK) return r;
     dr = dfm_world_step(w, (float)dt);
     if (dr != DFM_OK) return dfm_pyb_fail(inst, dr, "dfm_world_step(%g s): %s", dt, dfm_world_last_error(w));
     ++inst->ticks;
     if (n == 0) return DFM_OK;
     dr = dfm_world_get_shape_reactions(w, inst->ids, n, inst->reactions, inst->reactions + 3 * n, 0);
     if (dr != DFM_OK) return dfm_pyb_fail(inst, dr, "dfm_world_get_shape_reactions: %s", dfm_world_last_error(w));
-    return apply_reactions(inst, first_substep);
+    sum_reactions(inst);
+    return dfm_pyb_coupling_after(inst);
+}
+
+int32_t dfm_pyb_pre_tick(dfm_pyb_instance* inst) {
+    double dt = 0.0;
+    int substeps = 1;
+    float gravity[3];
+    int32_t r = read_parameters(inst, &dt, &substeps, gravity);
+    if (r != DFM_OK) return r;
+    if (inst->substep >= substeps) inst->substep = 0;
+    const int first_substep = inst->substep == 0;
+    inst->substep = (inst->substep + 1) % substeps;
+    if (inst->coupling == DFM_PYB_COUPLING_IMPLICIT) return inst->pending ? apply_targets(inst, first_substep) : DFM_OK;
+    r = step_dfm(inst, dt, gravity);
+    if (r != DFM_OK) return r;
+    return apply_targets(inst, first_substep);
+}
+
+int32_t dfm_pyb_post_tick(dfm_pyb_instance* inst) {
+    if (inst->coupling != DFM_PYB_COUPLING_IMPLICIT) return DFM_OK;
+    double dt = 0.0;
+    int substeps = 1;
+    float gravity[3];
+    int32_t r = read_parameters(inst, &dt, &substeps, gravity);
+    if (r != DFM_OK) return r;
+    inst->pending = 0;
+    r = step_dfm(inst, dt, gravity);
+    if (r != DFM_OK) return r;
+    inst->pending = 1;
+    return DFM_OK;
 }

@@ -9,7 +9,7 @@ from ._world import World
 #: backend names -> dfm_backend values (dfm_types.h).
 BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 #: coupling names -> dfm_pyb_coupling values (dfm_pybullet.h).
-COUPLINGS = {"none": 0, "explicit": 1}
+COUPLINGS = {"none": 0, "explicit": 1, "implicit": 2}
 
 
 def attach(client=0, backend="auto", substeps=0, iterations=0, coupling="explicit"):
@@ -19,7 +19,11 @@ def attach(client=0, backend="auto", substeps=0, iterations=0, coupling="explici
     backend: "auto" (CUDA when this build has it and a GPU is usable, else CPU), "cpu" or "cuda".
     substeps, iterations: dfm's advances per pybullet step and VBD iterations per advance
     (0 = dfm's defaults, 4 and 10). coupling: "explicit" (each step's reactions act on the
-    pybullet bodies as external forces) or "none" (one-way). Every pybullet body's collision
+    pybullet bodies as external forces in the same step; exact for bodies Bullet holds up, but a
+    heavy body resting on a stiff soft contact chatters), "implicit" (dfm solves each dynamic
+    body without joints together with the deformables and corrects its pose and velocities; a
+    box resting on a soft cube stays put, but a body also resting on Bullet's ground fights it:
+    docs/pybullet.md) or "none" (one-way). Every pybullet body's collision
     shapes (box, sphere, capsule, cylinder, plane) become dfm shapes; what is not supported is
     reported in World.messages() and on stderr. Raises ValueError for a bad argument and
     DfmError when pybullet or dfm refuses (with dfm's message), e.g. a second attach to one client.

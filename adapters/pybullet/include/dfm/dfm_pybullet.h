@@ -39,7 +39,12 @@ extern "C" {
 typedef enum dfm_pyb_coupling {
     DFM_PYB_COUPLING_NONE = 0,     ///< One-way: the deformables feel the bodies, the bodies feel nothing.
     DFM_PYB_COUPLING_EXPLICIT = 1, ///< Each tick's reaction force and torque are applied to the body or
-                                   ///< link in the next Bullet integration (one tick late).
+                                   ///< link in the next Bullet integration (one tick late). A stiff contact
+                                   ///< with a heavy body can chatter (a box resting on a soft cube falls off).
+    DFM_PYB_COUPLING_IMPLICIT = 2, ///< Dynamic bodies without joints are solved by dfm together with the
+                                   ///< deformables (dfm_coupling.h) over their free motion under gravity; the
+                                   ///< velocity correction is applied as a force in the same Bullet step.
+                                   ///< Links of articulated bodies get explicit reactions. The default.
     DFM_PYB_COUPLING_MAX_ENUM = 0x7FFFFFFF
 } dfm_pyb_coupling;
 
