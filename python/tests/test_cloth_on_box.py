@@ -1,10 +1,13 @@
 """A cloth resting on a dynamic pybullet box on the ground: after settling, the box-ground normal
 force pybullet reports (sum of getContactPoints normal forces) equals the box's plus the cloth's
-weight within 1% (the bound of issue 17). The cloth weighs 1.4x the box, so a missing or doubled
-reaction misses the bound by far: with coupling "none" the ground reads the box alone (checked
-below), and with 4 substeps per stepSimulation a plugin that re-applied the whole force in every
-substep (pybullet keeps external forces for the whole step) would read 2.5x the cloth's weight.
-Measured (CPU, 4 x 10): 4.7873 N of 4.7873 N (ratio 1.00000); "none" 1.962 N."""
+weight within 1% (the bound of issue 17), with the default coupling ("implicit", where a body
+Bullet's ground holds gets explicit reactions) and with "explicit". The cloth weighs 1.4x the
+box, so a missing or doubled reaction misses the bound by far: with coupling "none" the ground
+reads the box alone (checked below), and with 4 substeps per stepSimulation a plugin that
+re-applied the whole force in every substep (pybullet keeps external forces for the whole step)
+would read 2.5x the cloth's weight. Solving the grounded box in dfm (an earlier version) read
+0.83 of the load.
+Measured (CPU, 4 x 10): 4.7873 N of 4.7873 N (ratio 1.00000) both ways; "none" 1.962 N."""
 
 import numpy as np
 import pybullet as p
@@ -20,7 +23,7 @@ CLOTH_DENSITY = 5.0  # kg/m^2
 CLOTH_MASS = CLOTH_DENSITY * CLOTH_SIZE**2  # 0.288 kg
 
 
-def scene(client, coupling="explicit"):
+def scene(client, coupling="implicit"):
     dfm = dfm_pybullet.attach(client, backend="cpu", coupling=coupling)
     plane = ground(client)
     b = box(client, BOX_MASS, [0.15, 0.15, 0.05], [0, 0, 0.05])
@@ -78,15 +81,11 @@ def test_substeps_apply_the_reaction_once_per_step(client):
     assert force == pytest.approx(expected, rel=0.01)
 
 
-def test_implicit_coupling_on_a_grounded_box_known_failure(client):
-    # Known failure (docs/pybullet.md): with coupling "implicit" dfm solves the box as a free body
-    # (it does not know the ground); its position correction pushes the box 2.2 mm into the ground
-    # every step, Bullet pushes it back, and only 0.82 of the load reaches pybullet's reported
-    # ground force. The bound is not loosened; "explicit" (the default) meets it.
-    dfm, plane, b, cloth = scene(client, coupling="implicit")
+def test_explicit_coupling_meets_the_same_bound(client):
+    # The default ("implicit") gives the grounded box explicit reactions (Bullet's ground contact
+    # holds it); "explicit" applies them in the pre-tick of the same step instead of the next one.
+    dfm, plane, b, cloth = scene(client, coupling="explicit")
     force = settle_and_measure(client, b, plane, steps=240, window=60)
     expected = (BOX_MASS + CLOTH_MASS) * G
-    print(f"implicit: ground normal force {force:.4f} N of {expected:.4f} N")
-    if force != pytest.approx(expected, rel=0.01):
-        pytest.xfail(f"implicit coupling on a grounded box: {force / expected:.3f} of the load (known)")
-    raise AssertionError("the known failure passes now: make this a plain test (docs/pybullet.md)")
+    print(f"explicit: ground normal force {force:.4f} N of {expected:.4f} N")
+    assert force == pytest.approx(expected, rel=0.01)

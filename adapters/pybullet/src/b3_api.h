@@ -30,7 +30,8 @@ enum {
     B3_SYNC_BODY_INFO_COMPLETED = 66,
     B3_GET_DYNAMICS_INFO_COMPLETED = 77,
     B3_PHYSICS_PARAMETERS_COMPLETED = 91,
-    B3_COLLISION_SHAPE_INFO_COMPLETED = 96
+    B3_COLLISION_SHAPE_INFO_COMPLETED = 96,
+    B3_CONTACT_POINT_INFORMATION_COMPLETED = 39
 };
 
 /// Collision geometry types (GEOM_*) of b3_collision_shape_data.geometry_type.
@@ -96,6 +97,12 @@ typedef struct b3_collision_shape_information {
     int num_shapes;
     b3_collision_shape_data* shapes;
 } b3_collision_shape_information;
+
+/// struct b3ContactInformation (the points themselves are not read).
+typedef struct b3_contact_information {
+    int num_contact_points;
+    const void* contact_points;
+} b3_contact_information;
 
 /// struct b3LinkState (264 bytes); velocities only with ComputeLinkVelocity.
 typedef struct b3_link_state {
@@ -211,7 +218,10 @@ _Static_assert(offsetof(b3_physics_parameters, num_sub_steps) == 40, "b3PhysicsS
     X(int, b3CreatePoseCommandSetBasePosition, (b3_command, double, double, double))                           \
     X(int, b3CreatePoseCommandSetBaseOrientation, (b3_command, double, double, double, double))                \
     X(int, b3CreatePoseCommandSetBaseLinearVelocity, (b3_command, const double*))                              \
-    X(int, b3CreatePoseCommandSetBaseAngularVelocity, (b3_command, const double*))
+    X(int, b3CreatePoseCommandSetBaseAngularVelocity, (b3_command, const double*))                             \
+    X(b3_command, b3InitRequestContactPointInformation, (b3_client))                                           \
+    X(void, b3SetContactFilterBodyA, (b3_command, int))                                                        \
+    X(void, b3GetContactPointInformation, (b3_client, b3_contact_information*))
 // clang-format on
 
 /// The resolved b3 functions, one pointer per entry of DFM_PYB_B3_FUNCTIONS.

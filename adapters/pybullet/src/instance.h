@@ -31,6 +31,7 @@ typedef struct dfm_pyb_link {
     double inertia_diagonal[3]; ///< kg m^2 about the centre of mass, in its principal (centre-of-mass) frame.
     int single;                 ///< 1: the body's only link (no joints): dfm can solve it (DFM_PYB_COUPLING_IMPLICIT).
     int solved;                 ///< 1: dfm has this link's dynamics (dfm_world_set_host_body_dynamics).
+    int solve_next;             ///< Scratch of dfm_pyb_coupling_before: solved in this step.
     double position[3];         ///< This tick's centre of mass, m, world frame.
     double rotation[4];         ///< This tick's centre-of-mass frame, quaternion (x, y, z, w).
     double linear_velocity[3];  ///< m/s, world frame.

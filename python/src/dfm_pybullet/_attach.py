@@ -12,18 +12,18 @@ BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 COUPLINGS = {"none": 0, "explicit": 1, "implicit": 2}
 
 
-def attach(client=0, backend="auto", substeps=0, iterations=0, coupling="explicit"):
+def attach(client=0, backend="auto", substeps=0, iterations=0, coupling="implicit"):
     """Loads the dfm physics-server plugin into pybullet client ``client`` (a DIRECT connection)
     and creates the dfm world it steps inside every internal pybullet step.
 
     backend: "auto" (CUDA when this build has it and a GPU is usable, else CPU), "cpu" or "cuda".
     substeps, iterations: dfm's advances per pybullet step and VBD iterations per advance
-    (0 = dfm's defaults, 4 and 10). coupling: "explicit" (each step's reactions act on the
-    pybullet bodies as external forces in the same step; exact for bodies Bullet holds up, but a
-    heavy body resting on a stiff soft contact chatters), "implicit" (dfm solves each dynamic
-    body without joints together with the deformables and corrects its pose and velocities; a
-    box resting on a soft cube stays put, but a body also resting on Bullet's ground fights it:
-    docs/pybullet.md) or "none" (one-way). Every pybullet body's collision
+    (0 = dfm's defaults, 4 and 10). coupling: "implicit" (the default: dfm solves each dynamic
+    body without joints that no other pybullet body touches together with the deformables and
+    corrects its pose and velocities, so a box resting on a soft cube stays put; the other bodies
+    and links get the reactions as external forces in the next step), "explicit" (every body gets
+    its reaction as an external force in the same step; exact for bodies Bullet holds up, but a
+    heavy body resting on a stiff soft contact chatters) or "none" (one-way). docs/pybullet.md. Every pybullet body's collision
     shapes (box, sphere, capsule, cylinder, plane) become dfm shapes; what is not supported is
     reported in World.messages() and on stderr. Raises ValueError for a bad argument and
     DfmError when pybullet or dfm refuses (with dfm's message), e.g. a second attach to one client.

@@ -38,13 +38,13 @@ extern "C" {
 /// How reactions reach the pybullet bodies (dfm_pyb_create_world).
 typedef enum dfm_pyb_coupling {
     DFM_PYB_COUPLING_NONE = 0,     ///< One-way: the deformables feel the bodies, the bodies feel nothing.
-    DFM_PYB_COUPLING_EXPLICIT = 1, ///< Each tick's reaction force and torque are applied to the body or
-                                   ///< link in the next Bullet integration (one tick late). A stiff contact
-                                   ///< with a heavy body can chatter (a box resting on a soft cube falls off).
-    DFM_PYB_COUPLING_IMPLICIT = 2, ///< Dynamic bodies without joints are solved by dfm together with the
-                                   ///< deformables (dfm_coupling.h) over their free motion under gravity; the
-                                   ///< velocity correction is applied as a force in the same Bullet step.
-                                   ///< Links of articulated bodies get explicit reactions. The default.
+    DFM_PYB_COUPLING_EXPLICIT = 1, ///< The whole tick runs in the pre-tick: each reaction force and torque acts on
+                                   ///< its body or link in this Bullet step. A stiff contact with a heavy body
+                                   ///< can chatter (a box resting on a soft cube falls off).
+    DFM_PYB_COUPLING_IMPLICIT = 2, ///< The tick runs in the post-tick: dynamic bodies without joints that touch
+                                   ///< no other pybullet body are solved by dfm with the deformables
+                                   ///< (dfm_coupling.h) and get dfm's correction of pose and velocities; the
+                                   ///< others get explicit reactions in the next step. The Python default.
     DFM_PYB_COUPLING_MAX_ENUM = 0x7FFFFFFF
 } dfm_pyb_coupling;
 
