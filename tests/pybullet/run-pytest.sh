@@ -4,7 +4,7 @@
 # under build-py/venv, with PyPI's pybullet 3.2.7, numpy and pytest, and runs python/tests.
 # Nothing is installed outside build-py/. Needs PyPI and a CPython with a pybullet 3.2.7 wheel
 # (cp36..cp311, x86_64 Linux): the 80 MB source build is refused (--only-binary) rather than
-# started. About 2 minutes on 2 cores from scratch (docs/pybullet.md).
+# started. About 2.5 minutes on 2 shared cores from scratch (docs/pybullet.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
