@@ -12,6 +12,11 @@ command -v nm >/dev/null 2>&1 || need+=(binutils)
 command -v mpicc >/dev/null 2>&1 || need+=(libopenmpi-dev openmpi-bin)   # samples/mpi_cloth_lift (label mpi)
 command -v clang >/dev/null 2>&1 || need+=(clang)                        # the libFuzzer harness (tests/fuzz)
 command -v clang-format >/dev/null 2>&1 || need+=(clang-format)          # the style check (tests/style)
+# The pybullet stage (tests/pybullet/run-pytest.sh) makes a virtual environment under build-py/.
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  need+=(python3-venv)
+fi
 # The Bullet adapter (adapters/bullet, label adapter): Debian's Bullet (float + float64) and libpng
 # for the Bullet samples' pictures. Checked through pkg-config, as CMake finds them.
 if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists bullet bullet-float64; then need+=(libbullet-dev); fi
