@@ -11,7 +11,8 @@
 ///   pinch the hanging strip (sample 03's tuning: 5 substeps x 10 iterations, 1/60 s frames);
 /// - cube: an 8 cm soft cube (tets, 300 kg/m^3) standing on the slab, pinched from both sides.
 /// Writes OBJ frames of the object and the pads, a PNG of the final hold (framed on the gripper;
-/// the pads, blue, are drawn through the cloth that wraps them), and prints a summary;
+/// the pads, blue, are drawn through the cloth that wraps them; grey fingers, palm and wrist above
+/// them are drawn for orientation only, not simulated), and prints a summary;
 /// exits non-zero unless the object rose with the pads and stayed with them for the 2 s hold.
 ///
 /// Usage: 07_bullet_gripper [--object cloth|cube] [--res N] [--every K] [--out DIR] [--backend cpu|auto]
@@ -307,7 +308,7 @@ int main(int argc, char** argv) {
         }
         if (last_hold) {
             /* the picture: end of the hold, object hanging from the pads above the table */
-            std::vector<RenderMesh> meshes(3);
+            std::vector<RenderMesh> meshes(4);
             meshes[0].vertices = x;
             meshes[0].triangles = tris;
             const uint8_t obj_rgb[3] = {cube ? (uint8_t)90 : (uint8_t)200, cube ? (uint8_t)170 : (uint8_t)70,
@@ -326,6 +327,21 @@ int main(int argc, char** argv) {
             append_box(meshes[2], sh, rot, sp);
             append_box(meshes[2], bh, rot, bp);
             meshes[2].rgb[0] = 170, meshes[2].rgb[1] = 140, meshes[2].rgb[2] = 110;
+            /* Drawn for orientation only (not simulated, not shapes in either engine): the two
+             * fingers the pads are the tips of, the palm that joins them and the wrist above, so
+             * that the picture reads as a gripper holding the cloth. */
+            const float top = py + ph3[1], finger = 0.08f, bar = 0.006f;
+            for (int k = 0; k < 2; ++k) {
+                const float fh[3] = {bar, 0.5f * finger, 0.5f * ph3[2]}, fp[3] = {px[k], top + 0.5f * finger, 0};
+                append_box(meshes[3], fh, rot, fp);
+            }
+            const float half_span = 0.5f * std::fabs(px[1] - px[0]) + bar;
+            const float palm_h[3] = {half_span, bar, 0.5f * ph3[2]},
+                        palm_p[3] = {0.5f * (px[0] + px[1]), top + finger, 0};
+            append_box(meshes[3], palm_h, rot, palm_p);
+            const float wrist_h[3] = {1.5f * bar, 0.2f, 1.5f * bar}, wrist_p[3] = {palm_p[0], top + finger + 0.2f, 0};
+            append_box(meshes[3], wrist_h, rot, wrist_p);
+            meshes[3].rgb[0] = 150, meshes[3].rgb[1] = 155, meshes[3].rgb[2] = 165;
             /* Framed on the gripper, with the table edge in view. */
             const float cx = 0.5f * (px[0] + px[1]) - 0.08f, cy = py - 0.1f;
             RenderCamera cam{{cx + 0.35f, cy + 0.25f, 0.6f}, {cx, cy, 0.0f}, {0, 1, 0}, 40.0f};
