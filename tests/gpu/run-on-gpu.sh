@@ -5,7 +5,8 @@
 #   tests/gpu/run-on-gpu.sh [bench envs...]
 # DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sweep` adds the solve's
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
-# CUDA several times per setting and counts how often the cloth is held). A later call on a
+# CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
+# parity tests DFM_REPEAT_RUNS times and counts the passes). A later call on a
 # warm machine can skip `build` (the build tree is kept between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -115,6 +116,18 @@ if has grip; then
       "$g03" --backend cuda --every 1000 --out "$out/grip" $args > "$out/grip_${name}_$i.log" 2>&1 && held=$((held + 1))
     done
     status+=("grip_$name|held $held of $runs|-")
+    pack
+  done
+fi
+if has repeat; then
+  # Parity tests of chaotic scenes compare physical outcomes only; their bounds must hold in every
+  # run (issue 13: 10 GPU runs). DFM_REPEAT_TESTS names the test binaries (relative to build-gpu/tests).
+  for t in ${DFM_REPEAT_TESTS:-gpu/test_gpu_contact_parity}; do
+    runs=${DFM_REPEAT_RUNS:-10}; ok=0
+    for i in $(seq "$runs"); do
+      "build-gpu/tests/$t" ${DFM_REPEAT_ARGS:-} > "$out/repeat_$(basename "$t")_$i.log" 2>&1 && ok=$((ok + 1))
+    done
+    status+=("repeat_$(basename "$t")|passed $ok of $runs|-")
     pack
   done
 fi
