@@ -175,6 +175,21 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         w->residual_norms = norms;
         w->residual_norms_cap = np;
     }
+    /* Per-element coefficients (P3, vbd_coef.h): 3 per triangle and tet, 2 per hinge, once per step. */
+    const dfm_model* m = &w->model;
+    const int64_t ncoef = 3 * (int64_t)m->tri_count + 2 * (int64_t)m->edge_count + 3 * (int64_t)m->tet_count;
+    if (ncoef > w->element_coef_cap) {
+        float* p = (float*)realloc(w->element_coef, (size_t)ncoef * sizeof(float));
+        if (!p) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the element coefficients");
+        w->element_coef = p;
+        w->element_coef_cap = ncoef;
+    }
+    if (ncoef > 0) {
+        view.tri_coef = w->element_coef;
+        view.edge_coef = view.tri_coef + 3 * (size_t)m->tri_count;
+        view.tet_coef = view.edge_coef + 2 * (size_t)m->edge_count;
+        dfm_cpu_vbd_coefficients(&view, m->tri_count, m->tet_count);
+    }
     dfm_cpu_convergence conv;
     memset(&conv, 0, sizeof(conv));
     conv.norms = w->residual_norms;

@@ -126,35 +126,50 @@ DFM_HD float dfm_bending_start_angle(const dfm_v3 xn[4]) {
     return th;
 }
 
+/// The hinge's coefficients that stay constant over an advance, for
+/// dfm_bending_force_hessian_coef (P3: once per hinge and advance instead of once per visit):
+/// coef[0] = k = ke * rest_length in N*m, coef[1] = kd * rest_length / h in N*m (0 when kd == 0 or
+/// h <= 0: no damping). rest_length in m, ke in N, kd in N*s, h in s.
+DFM_HD void dfm_bending_coef(float rest_length, float ke, float kd, float h, float coef[2]) {
+    coef[0] = ke * rest_length;
+    coef[1] = (kd != 0.0f && h > 0.0f) ? kd * rest_length / h : 0.0f;
+}
+
+/// dfm_bending_force_hessian_thn with the coefficients from dfm_bending_coef (bitwise the same
+/// result; damping is added when coef[1] != 0 and thn is not NaN).
+DFM_HD void dfm_bending_force_hessian_coef(const dfm_v3 x[4], float thn, float rest_angle, const float coef[2], int vi,
+                                           dfm_v3* f, dfm_m33* H) {
+    if (vi < 0 || vi > 3) return;
+    float th = 0.0f;
+    dfm_hinge_ hg;
+    if (!dfm_bending_hinge_(x, &hg, &th)) return;
+    dfm_v3 g = dfm_bending_grad_vertex_(&hg, vi);
+    const float k = coef[0], kdl = coef[1];
+    float c = k * (th - rest_angle); /* dE/dtheta */
+    float hc = k;
+    if (kdl != 0.0f && !isnan(thn)) {
+        const float pi = 3.14159265358979f;
+        float d = th - thn;
+        if (d > pi)
+            d -= 2.0f * pi;
+        else if (d <= -pi)
+            d += 2.0f * pi;
+        c += kdl * d;
+        hc += kdl;
+    }
+    *f = dfm_v3_madd(*f, g, -c);
+    dfm_m33_add_sym_outer(H, g, hc);
+}
+
 /// dfm_bending_force_hessian with the step-start angle `thn` given (from
 /// dfm_bending_start_angle, NaN = degenerate) instead of recomputed from the step-start
 /// positions: the angle is computed once per hinge and advance instead of once per incident
 /// vertex and iteration (bitwise the same result).
 DFM_HD void dfm_bending_force_hessian_thn(const dfm_v3 x[4], float thn, float rest_angle, float rest_length, float ke,
                                           float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
-    if (vi < 0 || vi > 3) return;
-    float th = 0.0f;
-    dfm_hinge_ hg;
-    if (!dfm_bending_hinge_(x, &hg, &th)) return;
-    dfm_v3 g = dfm_bending_grad_vertex_(&hg, vi);
-    float k = ke * rest_length;
-    float coef = k * (th - rest_angle); /* dE/dtheta */
-    float hcoef = k;
-    if (kd != 0.0f && h > 0.0f) {
-        if (!isnan(thn)) {
-            const float pi = 3.14159265358979f;
-            float d = th - thn;
-            if (d > pi)
-                d -= 2.0f * pi;
-            else if (d <= -pi)
-                d += 2.0f * pi;
-            float kdl = kd * rest_length / h;
-            coef += kdl * d;
-            hcoef += kdl;
-        }
-    }
-    *f = dfm_v3_madd(*f, g, -coef);
-    dfm_m33_add_sym_outer(H, g, hcoef);
+    float coef[2];
+    dfm_bending_coef(rest_length, ke, kd, h, coef);
+    dfm_bending_force_hessian_coef(x, thn, rest_angle, coef, vi, f, H);
 }
 
 /// Adds (+=) to *f the force on hinge vertex vi (0..3 = o0, o1, v0, v1) in N and to *H its
