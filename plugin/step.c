@@ -166,7 +166,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.shape_impulse = impulses;
     cc.threads = dfm_cpu_thread_count(w->def.cpu_threads);
     int64_t candidates = dfm_contact_candidates_total(&c->cand);
-    if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w))
+    if (use_contacts && dfm_cpu_forks(cc.threads, candidates, DFM_CPU_DETECT_PARALLEL_MIN) && detection_scratch(w))
         cc.scratch = &c->scratch;
     const int32_t np = w->model.particle_count;
     if (np > w->residual_norms_cap) {
