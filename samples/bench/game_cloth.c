@@ -15,6 +15,21 @@
 #define GAME_CLOTH_SIZE 0.3f  /* the cloth's side, m */
 #define GAME_DROP 0.01f       /* the cloth's height above the sphere's top at the start, m */
 
+dfm_result bench_workload_body_z(bench_workload* w, double* min_z, double* centroid_z) {
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)w->vertex_count);
+    if (!x) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    dfm_result r = dfm_body_get_positions(w->world, w->bodies[0], 0, w->vertex_count, x, 0);
+    double lo = 1e30, sum = 0.0;
+    for (int32_t i = 0; r == DFM_OK && i < w->vertex_count; ++i) {
+        lo = x[3 * i + 2] < lo ? x[3 * i + 2] : lo;
+        sum += x[3 * i + 2];
+    }
+    free(x);
+    *min_z = lo;
+    *centroid_z = sum / (double)w->vertex_count;
+    return r;
+}
+
 dfm_result bench_game_cloth_add_env(bench_workload* w, int32_t e, float ox) {
     dfm_cloth_def cd = dfm_cloth_def_default();
     cd.environment = e;

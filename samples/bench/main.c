@@ -52,7 +52,8 @@ typedef struct run_result {
     double min_push_w;           ///< ... the least push of a shape along its outward direction (pads apart, table
                                  ///< down, palm up), in weights: below 0 a shape was pulled (attractive).
     double force_bound_worst;    ///< The largest of peak / bound over the bounded reactions (force_bound).
-    int ok;                      ///< Every step succeeded and the timing is valid.
+    double body_min_z, body_centroid_z; ///< Environment 0's body at the end: lowest vertex, centroid height (m).
+    int ok;                             ///< Every step succeeded and the timing is valid.
 } run_result;
 
 typedef struct cli {
@@ -230,6 +231,7 @@ static run_result run_one(const cli* c, bench_options o) {
     res.force_bound_worst = force_bound_worst(&res);
     /* The grasp is part of the workload: a run whose bodies did not rise with the gripper measured
      * something else (the cloth-lift "lift" used to be a snag at a pad's edge). */
+    if (bench_workload_body_z(&w, &res.body_min_z, &res.body_centroid_z) != DFM_OK) goto fail;
     res.lift_m = bench_workload_lift(&w, t);
     res.held_envs = -1;
     if (res.lift_m > 0.0) {
@@ -248,7 +250,11 @@ static void print_row(const run_result* r) {
     printf("| %-10s | %-4s | %6d | %9d | %9d | %3d | %12.1f | %10.4f | %9.3f | %7d / %-8d |\n", kind_name(r->kind),
            backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->env_steps_per_s,
            r->wall_ms_per_env_step, r->wall_ms_per_step, r->contacts_active, r->contacts_capacity);
-    if (r->kind == BENCH_GAME_CLOTH) return; /* no gripper: no reactions bound, no grasp */
+    if (r->kind == BENCH_GAME_CLOTH) { /* no gripper: no reactions bound, no grasp */
+        printf("|   cloth at the end: lowest vertex z %.4f m, centroid z %.4f m (table top z = 0) |\n", r->body_min_z,
+               r->body_centroid_z);
+        return;
+    }
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         printf("|   kernel ms/step (instrumented) | detection %.3f | lists %.3f | duals %.3f | solve+gather %.3f | "
@@ -284,13 +290,15 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
             "\"contacts_active\": %d, \"contacts_capacity\": %d, \"contacts_dropped\": %lld, "
             "\"device_memory_bytes\": %lld, \"grasp_lift_m\": %.4g, \"grasp_held_envs\": %d, "
             "\"reaction_peak_w\": [%.4g, %.4g, %.4g, %.4g], \"reaction_peak_pad_vertical_w\": %.4g, "
-            "\"force_bound_worst\": %.4g, \"reaction_min_push_w\": %.4g, "
+            "\"force_bound_worst\": %.4g, \"reaction_min_push_w\": %.4g, \"body_min_z_m\": %.6g, "
+            "\"body_centroid_z_m\": %.6g, "
             "\"phase_ms_per_env_step\": ",
             kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->res, c->hz,
             r->threads, c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s,
             r->wall_ms_per_env_step, r->wall_ms_per_step, r->contacts_active, r->contacts_capacity,
             (long long)r->contacts_dropped, (long long)r->device_memory_bytes, r->lift_m, r->held_envs, r->peak_w[0],
-            r->peak_w[1], r->peak_w[2], r->peak_w[3], r->peak_pad_vertical_w, r->force_bound_worst, r->min_push_w);
+            r->peak_w[1], r->peak_w[2], r->peak_w[3], r->peak_pad_vertical_w, r->force_bound_worst, r->min_push_w,
+            r->body_min_z, r->body_centroid_z);
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         double e = r->envs > 0 ? (double)r->envs : 1.0;

@@ -70,6 +70,10 @@ dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held);
 /// along x, their states into states[2e], states[2e + 1] (game_cloth.c).
 dfm_result bench_game_cloth_add_env(bench_workload* w, int32_t e, float ox);
 
+/// Environment 0's body: its lowest vertex height and its centroid height, m (game-cloth: where
+/// the cloth lies after the run; the table top is z = 0).
+dfm_result bench_workload_body_z(bench_workload* w, double* min_z, double* centroid_z);
+
 /// Frees everything.
 void bench_workload_free(bench_workload* w);
 
