@@ -56,27 +56,6 @@ DFM_HD dfm_m33 dfm_m33_add_outer(dfm_m33 a, dfm_v3 u, dfm_v3 v, float s) {
         for (int j = 0; j < 3; ++j) a.m[i][j] += s * uu[i] * vv[j];
     return a;
 }
-/// *a += s * (u u^T), each product computed once per symmetric pair: entries (i, j) and (j, i)
-/// receive the same increment (18 flops instead of dfm_m33_add_outer's 27).
-DFM_HD void dfm_m33_add_sym_outer(dfm_m33* a, dfm_v3 u, float s) {
-    const float sx = s * u.x, sy = s * u.y, sz = s * u.z;
-    const float xy = sx * u.y, xz = sx * u.z, yz = sy * u.z;
-    a->m[0][0] += sx * u.x;
-    a->m[1][1] += sy * u.y;
-    a->m[2][2] += sz * u.z;
-    a->m[0][1] += xy;
-    a->m[1][0] += xy;
-    a->m[0][2] += xz;
-    a->m[2][0] += xz;
-    a->m[1][2] += yz;
-    a->m[2][1] += yz;
-}
-/// *a += s * identity.
-DFM_HD void dfm_m33_add_diag(dfm_m33* a, float s) {
-    a->m[0][0] += s;
-    a->m[1][1] += s;
-    a->m[2][2] += s;
-}
 /// a * v.
 DFM_HD dfm_v3 dfm_m33_mul_v3(dfm_m33 a, dfm_v3 v) {
     return dfm_v3_make(a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,

@@ -29,17 +29,13 @@
 
 /// Internal: the intermediate vectors of one hinge evaluation (dfm_bending_hinge_).
 typedef struct dfm_hinge_ {
-    dfm_v3 e, a0, b1, n1, n2; ///< x3 - x2, x2 - x0, x2 - x1 and the two (unnormalised) wing normals.
-    float le2, le;            ///< |e|^2 and |e|.
-    float n1sq, n2sq;         ///< |n1|^2, |n2|^2.
+    dfm_v3 e, a0, b1; ///< x3 - x2, x2 - x0, x2 - x1.
+    dfm_v3 n1h, n2h;  ///< The two wings' unit normals.
+    float le2, le;    ///< |e|^2 and |e|.
+    float ln1, ln2;   ///< |n1|, |n2| (unnormalised normals).
 } dfm_hinge_;
 
-/// Internal: hinge angle without normalising anything. atan2 is invariant under a common positive
-/// scale of its arguments, so theta = atan2((n1^ x n2^) . e^, n1^ . n2^) equals
-/// atan2((n1 x n2) . e, (n1 . n2) |e|) (both scaled by |n1| |n2| |e| > 0), and the degeneracy test
-/// |n| > tol is |n|^2 > tol^2 (tol >= 0): one square root (|e|) instead of three and no division.
-/// Exact in real arithmetic (float results differ from the normalised form by rounding); the
-/// products reach |x|^5 (L^5 for edges of length L), inside float range for 1e-6 m < L < 1e6 m.
+/// Internal: the hinge angle and the vectors its gradient needs (the file comment's formulas).
 /// Returns 1 and fills *g and *theta for a non-degenerate hinge, 0 (outputs untouched) otherwise.
 DFM_HD int dfm_bending_hinge_(const dfm_v3 x[4], dfm_hinge_* g, float* theta) {
     dfm_v3 e = dfm_v3_sub(x[3], x[2]);
@@ -53,35 +49,38 @@ DFM_HD int dfm_bending_hinge_(const dfm_v3 x[4], dfm_hinge_* g, float* theta) {
     if (!isfinite(s2) || !(s2 > 0.0f)) return 0;
     dfm_v3 n1 = dfm_v3_cross(a0, b0);
     dfm_v3 n2 = dfm_v3_cross(a1, b1);
-    float n1sq = dfm_v3_len2(n1);
-    float n2sq = dfm_v3_len2(n2);
+    float ln1 = dfm_v3_len(n1);
+    float ln2 = dfm_v3_len(n2);
     float tol = 1e-6f * s2;
-    float tol2 = tol * tol;
-    if (!(n1sq > tol2) || !(n2sq > tol2) || !(le2 > 1e-12f * s2)) return 0;
+    if (!(ln1 > tol) || !(ln2 > tol) || !(le2 > 1e-12f * s2)) return 0;
     float le = sqrtf(le2);
-    float th = atan2f(dfm_v3_dot(dfm_v3_cross(n1, n2), e), dfm_v3_dot(n1, n2) * le);
+    dfm_v3 n1h = dfm_v3_scale(n1, 1.0f / ln1);
+    dfm_v3 n2h = dfm_v3_scale(n2, 1.0f / ln2);
+    dfm_v3 eh = dfm_v3_scale(e, 1.0f / le);
+    float th = atan2f(dfm_v3_dot(dfm_v3_cross(n1h, n2h), eh), dfm_v3_dot(n1h, n2h));
     if (!isfinite(th)) return 0;
     g->e = e;
     g->a0 = a0;
     g->b1 = b1;
-    g->n1 = n1;
-    g->n2 = n2;
+    g->n1h = n1h;
+    g->n2h = n2h;
     g->le2 = le2;
     g->le = le;
-    g->n1sq = n1sq;
-    g->n2sq = n2sq;
+    g->ln1 = ln1;
+    g->ln2 = ln2;
     *theta = th;
     return 1;
 }
 
 /// Internal: the angle gradient of hinge vertex vi (0..3) from dfm_bending_hinge_'s vectors:
-/// dtheta/dx0 = -|e| n1 / |n1|^2 and dtheta/dx1 = -|e| n2 / |n2|^2 (the file comment's closed form),
-/// the two others from those and t0, t1. Only what vertex vi needs is computed.
+/// dtheta/dx0 = -|e| n1 / |n1|^2, dtheta/dx1 = -|e| n2 / |n2|^2 (the file comment's closed form),
+/// the two others from those and t0, t1. Only what vertex vi needs is computed (a visit of the
+/// per-vertex solve uses one vertex's gradient), with the same operations as the four together.
 DFM_HD dfm_v3 dfm_bending_grad_vertex_(const dfm_hinge_* g, int vi) {
-    if (vi == 0) return dfm_v3_scale(g->n1, -g->le / g->n1sq);
-    dfm_v3 g1 = dfm_v3_scale(g->n2, -g->le / g->n2sq);
+    if (vi == 0) return dfm_v3_scale(g->n1h, -g->le / g->ln1);
+    dfm_v3 g1 = dfm_v3_scale(g->n2h, -g->le / g->ln2);
     if (vi == 1) return g1;
-    dfm_v3 g0 = dfm_v3_scale(g->n1, -g->le / g->n1sq);
+    dfm_v3 g0 = dfm_v3_scale(g->n1h, -g->le / g->ln1);
     float t0 = -dfm_v3_dot(g->a0, g->e) / g->le2; /* (x0 - x2) . e / |e|^2 */
     float t1 = -dfm_v3_dot(g->b1, g->e) / g->le2; /* (x1 - x2) . e / |e|^2 */
     if (vi == 2) return dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, 1.0f - t0), dfm_v3_scale(g1, 1.0f - t1)));
@@ -158,7 +157,7 @@ DFM_HD void dfm_bending_force_hessian_coef(const dfm_v3 x[4], float thn, float r
         hc += kdl;
     }
     *f = dfm_v3_madd(*f, g, -c);
-    dfm_m33_add_sym_outer(H, g, hc);
+    *H = dfm_m33_add_outer(*H, g, g, hc);
 }
 
 /// dfm_bending_force_hessian with the step-start angle `thn` given (from

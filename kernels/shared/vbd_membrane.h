@@ -130,11 +130,10 @@ DFM_HD void dfm_membrane_force_hessian_coef(const dfm_v3 x[3], const dfm_v3 xn[3
     dfm_v3 dj = dfm_v3_add(dfm_v3_scale(g0, a), dfm_v3_scale(g1, b));
     dfm_v3 w = dfm_v3_sub(dfm_v3_scale(f1, a), dfm_v3_scale(f0, b));
     float r = dfm_fmaxf(s, 0.0f) * inv_j;
-    /* Added to *H term by term with the area folded into each coefficient (no 3x3 temporary),
-     * the outer products once per symmetric pair. */
-    dfm_m33_add_diag(H, area * (mu * (a * a + b * b) + r * dfm_v3_len2(w)));
-    dfm_m33_add_sym_outer(H, dj, area * (lam - r));
-    dfm_m33_add_sym_outer(H, w, -area * r);
+    dfm_m33 He = dfm_m33_diag(mu * (a * a + b * b) + r * dfm_v3_len2(w));
+    He = dfm_m33_add_outer(He, dj, dj, lam - r);
+    He = dfm_m33_add_outer(He, w, w, -r);
+    *H = dfm_m33_add(*H, dfm_m33_scale(He, area));
 
     if (k != 0.0f) {
         /* Increments of C = F^T F against the step start, written to avoid cancellation:
@@ -155,9 +154,11 @@ DFM_HD void dfm_membrane_force_hessian_coef(const dfm_v3 x[3], const dfm_v3 xn[3
         gd = dfm_v3_madd(gd, q01, 2.0f * dc01);
         gd = dfm_v3_madd(gd, q11, dc11);
         *f = dfm_v3_madd(*f, gd, -k);
-        dfm_m33_add_sym_outer(H, q00, k);
-        dfm_m33_add_sym_outer(H, q01, 2.0f * k);
-        dfm_m33_add_sym_outer(H, q11, k);
+        dfm_m33 Hd = dfm_m33_zero();
+        Hd = dfm_m33_add_outer(Hd, q00, q00, k);
+        Hd = dfm_m33_add_outer(Hd, q01, q01, 2.0f * k);
+        Hd = dfm_m33_add_outer(Hd, q11, q11, k);
+        *H = dfm_m33_add(*H, Hd);
     }
 }
 

@@ -121,9 +121,8 @@ DFM_HD void dfm_tet_force_hessian_coef(const dfm_v3 x[4], const dfm_v3 xn[4], co
     dfm_v3 grad = dfm_v3_add(dfm_v3_scale(fm, mu), dfm_v3_scale(gj, s)); /* P m */
     *f = dfm_v3_madd(*f, grad, -volume);
     float mm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
-    /* Volume folded into each coefficient (no 3x3 temporary), the outer product once per pair. */
-    dfm_m33_add_diag(H, volume * (mu * mm));
-    dfm_m33_add_sym_outer(H, gj, volume * lam);
+    dfm_m33 He = dfm_m33_add_outer(dfm_m33_diag(mu * mm), gj, gj, lam);
+    *H = dfm_m33_add(*H, dfm_m33_scale(He, volume));
 
     if (k != 0.0f) {
         /* U = F - Fn from displacement differences (avoids cancellation); dC = U^T F + Fn^T U. */
@@ -137,16 +136,18 @@ DFM_HD void dfm_tet_force_hessian_coef(const dfm_v3 x[4], const dfm_v3 xn[4], co
             nc[c] = dfm_v3_sub(fc[c], uc[c]);
         }
         dfm_v3 gd = dfm_v3_zero();
+        dfm_m33 Hd = dfm_m33_zero();
         for (int a = 0; a < 3; ++a) {
             for (int b = a; b < 3; ++b) {
                 float dc = dfm_v3_dot(uc[a], fc[b]) + dfm_v3_dot(nc[a], uc[b]);
                 dfm_v3 q = dfm_v3_add(dfm_v3_scale(fc[b], m[a]), dfm_v3_scale(fc[a], m[b])); /* dC_ab/dx_vi */
                 float wgt = a == b ? 1.0f : 2.0f;
                 gd = dfm_v3_madd(gd, q, wgt * dc);
-                dfm_m33_add_sym_outer(H, q, wgt * k);
+                Hd = dfm_m33_add_outer(Hd, q, q, wgt * k);
             }
         }
         *f = dfm_v3_madd(*f, gd, -k);
+        *H = dfm_m33_add(*H, Hd);
     }
 }
 
