@@ -2,7 +2,7 @@
 /// squeezed 1 mm by two box pads, then lifted): every record names a live shape and the strip, its
 /// vertices are the strip's, its point lies on the pad's or the strip's side of the pad surface,
 /// its normal is a unit vector, its normal force pushes (>= 0), its friction is tangential and
-/// within Coulomb's mu f_n (2 % slack, plus 50 mN for records that separate during the projection); the two pads
+/// within Coulomb's mu f_n (2 % slack, plus 10 mN for records that separate during the projection); the two pads
 /// of the symmetric squeeze each read a squeeze force far above the strip's weight, and so does
 /// each pad's reaction from dfm_world_get_shape_reactions, pushing the pad outward (the pads'
 /// ratio is printed, not asserted: a known asymmetry, issue 13); the residual is finite and positive; nothing is reported
@@ -75,12 +75,9 @@ int main(void) {
             CHECK(fabsf(tn) <= 1e-3f * (tl + 1e-6f) + 1e-6f, "record %d friction has a normal part %g N", i, tn);
             /* Known weakness (issue 13): the projection moves an edge or face record's corners one
              * after another, so a record can separate after its friction was applied and report
-             * friction with no normal force. How much is rounding-chaotic (the strip snags at a
-             * pad's edge during the lift): 4.7 mN on main before issue 18, 21 mN on the same code
-             * with only atan2f replaced by a double-precision atan2, 27 mN after issue 18's
-             * hinge/Hessian rounding changes (docs/perf.md), all against the 400 N squeeze:
-             * 50 mN absolute slack (1.2e-4 of the squeeze). */
-            CHECK(tl <= 1.02f * mu * p->normal_force + 0.05f, "record %d friction %g N above mu f_n = %g N", i, tl,
+             * a few mN of friction with no normal force (measured up to 4.7 mN against the 400 N
+             * squeeze): 10 mN absolute slack. */
+            CHECK(tl <= 1.02f * mu * p->normal_force + 0.01f, "record %d friction %g N above mu f_n = %g N", i, tl,
                   mu * p->normal_force);
             if (pad >= 0) {
                 /* on the pad's surface: the inner face (|y - pad y| = half thickness) or its rim */
@@ -94,15 +91,13 @@ int main(void) {
          * points away from the cloth (-y for pad 0, +y for pad 1), far above the strip's weight,
          * and near the squeeze its records report. Not equal: reactions average the step's 4
          * advances, records are the last one's, and the squeeze swings between advances (the
-         * worst difference is printed; 60% is asserted: 22% on main before issue 18, 47% with
-         * only a double-precision atan2 there, 50% after issue 18's rounding changes, at the
-         * snag's squeeze spike of one pad, the same chaos as the friction slack above). */
+         * worst difference is printed; 50% is asserted). */
         float react[6];
         CHECK_OK(w, dfm_world_get_shape_reactions(w, s.shapes, 2, react, NULL, 0));
         for (int k = 0; k < 2; ++k) {
             double outward = (k == 0 ? -1.0 : 1.0) * react[3 * k + 1],
                    rel = fabs(outward - pad_normal[k]) / pad_normal[k];
-            CHECK(outward > 10.0 * s.weight && rel <= 0.6, "step %d: pad %d reaction %.3f N outward, squeeze %.3f N",
+            CHECK(outward > 10.0 * s.weight && rel <= 0.5, "step %d: pad %d reaction %.3f N outward, squeeze %.3f N",
                   step, k, outward, pad_normal[k]);
             if (rel > worst_reaction) worst_reaction = rel;
         }
