@@ -1,9 +1,10 @@
 /// @file vbd_coef.h
-/// Per-element coefficients constant over one VBD advance (P3 hoist): the Neo-Hookean
-/// reparameterisation (lam, alpha) and the damping scale kd * measure / h of every triangle and
-/// tet, and k = ke L0, kd L0 / h of every hinge. Filled once per advance into the view's
-/// tri_coef / edge_coef / tet_coef, they replace a division and a few products per element visit
-/// (3 visits per triangle, 4 per hinge and tet, per iteration) with one pass per advance; the
+/// Per-element coefficients constant over one step's VBD advances (P3 hoist; the substep h and the
+/// materials do not change within a step): the Neo-Hookean reparameterisation (lam, alpha) and the
+/// damping scale kd * measure / h of every triangle and tet, and k = ke L0, kd L0 / h of every
+/// hinge. Filled once per step into the view's tri_coef / edge_coef / tet_coef, they replace a
+/// division and a few products per element visit (3 visits per triangle, 4 per hinge and tet, per
+/// iteration) with one pass per step; the
 /// per-visit functions then read them (vbd_particle.h). Results are bitwise those of the
 /// per-visit computation (the same expressions). The CPU backend fills them; a view with NULL
 /// arrays (the CUDA backend) computes them per visit.

@@ -37,9 +37,9 @@ typedef struct dfm_vbd_view {
     const float* tet_dminv;     ///< 9 per tet.
     const float* tet_volume;    ///< m^3.
     const float* tet_material;  ///< mu, lambda, damping per tet.
-    float* tri_coef;  ///< Per triangle, 3: dfm_membrane_coef, filled once per advance (vbd_coef.h); NULL = per visit.
-    float* edge_coef; ///< Per edge, 2: dfm_bending_coef, filled once per advance; NULL = per visit.
-    float* tet_coef;  ///< Per tet, 3: dfm_tet_coef, filled once per advance; NULL = per visit.
+    float* tri_coef;  ///< Per triangle, 3: dfm_membrane_coef, filled once per step (vbd_coef.h); NULL = per visit.
+    float* edge_coef; ///< Per edge, 2: dfm_bending_coef, filled once per step; NULL = per visit.
+    float* tet_coef;  ///< Per tet, 3: dfm_tet_coef, filled once per step; NULL = per visit.
     const int32_t* v_tri_offsets; ///< Adjacency CSR (see plugin/topology.h).
     const int32_t* v_tri_items;
     const int32_t* v_edge_offsets;
