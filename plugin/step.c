@@ -166,7 +166,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.shape_impulse = impulses;
     cc.threads = dfm_cpu_thread_count(w->def.cpu_threads);
     int64_t candidates = dfm_contact_candidates_total(&c->cand);
-    if (use_contacts && cc.threads > 1 && candidates >= DFM_CPU_PARALLEL_MIN && detection_scratch(w))
+    if (use_contacts && dfm_cpu_forks(cc.threads, candidates, DFM_CPU_DETECT_PARALLEL_MIN) && detection_scratch(w))
         cc.scratch = &c->scratch;
     const int32_t np = w->model.particle_count;
     if (np > w->residual_norms_cap) {
@@ -174,6 +174,21 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         if (!norms) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the convergence figure");
         w->residual_norms = norms;
         w->residual_norms_cap = np;
+    }
+    /* Per-element coefficients (P3, vbd_coef.h): 3 per triangle and tet, 2 per hinge, once per step. */
+    const dfm_model* m = &w->model;
+    const int64_t ncoef = 3 * (int64_t)m->tri_count + 2 * (int64_t)m->edge_count + 3 * (int64_t)m->tet_count;
+    if (ncoef > w->element_coef_cap) {
+        float* p = (float*)realloc(w->element_coef, (size_t)ncoef * sizeof(float));
+        if (!p) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the element coefficients");
+        w->element_coef = p;
+        w->element_coef_cap = ncoef;
+    }
+    if (ncoef > 0) {
+        view.tri_coef = w->element_coef;
+        view.edge_coef = view.tri_coef + 3 * (size_t)m->tri_count;
+        view.tet_coef = view.edge_coef + 2 * (size_t)m->edge_count;
+        dfm_cpu_vbd_coefficients(&view, m->tri_count, m->tet_count);
     }
     dfm_cpu_convergence conv;
     memset(&conv, 0, sizeof(conv));

@@ -160,6 +160,7 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_cuda_backend_destroy(w->cuda);
     free(w->step_emitted);
     free(w->residual_norms);
+    free(w->element_coef);
     free(w->body_record_offsets);
     free(w->body_records);
     free(w->particle_slides);

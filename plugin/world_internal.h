@@ -59,6 +59,8 @@ struct dfm_world {
     uint8_t* particle_slides; ///< ... and one flag per particle (particle_slides_cap).
     int32_t particle_slides_cap;
     int32_t residual_norms_cap;
+    float* element_coef; ///< CPU step scratch: per-element coefficients (vbd_coef.h), element_coef_cap floats.
+    int64_t element_coef_cap;
     char last_error[512];
     struct dfm_world_solver* solver; ///< Current provider and its ops (never NULL after creation; solver_internal.h).
 };

@@ -4,7 +4,9 @@
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — the scatter runs per color (the color is the level);
 ///   the gather is called inside the per-color solve loop.
-/// - P2 parallel independent columns: detection applies-and-done (contiguous chunks of the
+/// - P2 parallel independent columns (each loop forks only above its threshold in cpu_threads.h,
+///   and runs a serial copy outside any OpenMP region below it): detection applies-and-done
+///   (from DFM_CPU_DETECT_PARALLEL_MIN candidates; contiguous chunks of the
 ///   candidates in parallel into scratch records, then concatenated in chunk order: the serial
 ///   order, so results do not depend on the thread count); guess normals, friction (per color)
 ///   and reaction passes 1-2 applies-and-done (each item writes only its own outputs); the
@@ -88,13 +90,14 @@ void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detec
 
 void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,
                                     float* guess_gap, int threads) {
-    (void)threads;
+    if (dfm_cpu_forks(threads, particle_count, DFM_CPU_PARALLEL_MIN)) {
 #if defined(_OPENMP)
-// clang-format off
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && particle_count >= DFM_CPU_PARALLEL_MIN)
-// clang-format on
+#pragma omp parallel for num_threads(threads) schedule(static)
 #endif
-    for (int32_t i = 0; i < particle_count; ++i) dfm_contact_guess_particle(c, i, guess_normal, guess_gap);
+        for (int32_t i = 0; i < particle_count; ++i) dfm_contact_guess_particle(c, i, guess_normal, guess_gap);
+    } else {
+        for (int32_t i = 0; i < particle_count; ++i) dfm_contact_guess_particle(c, i, guess_normal, guess_gap);
+    }
 }
 
 void dfm_cpu_contacts_build_lists(const dfm_contact_view* c, int32_t particle_count) {
@@ -156,13 +159,52 @@ void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float*
     for (int32_t col = 0; col < color_count; ++col) {
         const int32_t begin = color_offsets[col], end = color_offsets[col + 1];
         /* particles of one color touch disjoint data: any order gives the same bits */
+        if (dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN)) {
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && end - begin >= DFM_CPU_PARALLEL_MIN / 4)
+#pragma omp parallel for num_threads(nt) schedule(static)
 #endif
-        for (int32_t k = begin; k < end; ++k)
-            (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k], cc->node_friction);
+            for (int32_t k = begin; k < end; ++k)
+                (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k], cc->node_friction);
+        } else {
+            for (int32_t k = begin; k < end; ++k)
+                (void)dfm_contact_friction_particle(c, mode, x, d, h, color_particles[k], cc->node_friction);
+        }
     }
-    (void)nt;
+}
+
+/// Finalize pass 1 for record k: its final force, kind count and penetration.
+static inline void final_record(const dfm_contact_view* c, const float* d, float h, int32_t k, float* record_force,
+                                int32_t* k0, int32_t* k1, int32_t* k2, float* deepest) {
+    int kind = dfm_contact_kind_index(c, k);
+    *k0 += kind == 0;
+    *k1 += kind == 1;
+    *k2 += kind == 2;
+    float pen = dfm_contact_final_force(c, d, h, k, record_force);
+    if (pen > *deepest) *deepest = pen;
+}
+
+/// The particles for residual_range.
+typedef struct residual_ctx {
+    const dfm_vbd_view* v;
+    float* residual;
+} residual_ctx;
+
+/// Finalize pass 2 for particles [begin, end): their residual force.
+static void residual_range(void* p, int32_t begin, int32_t end) {
+    const residual_ctx* r = (const residual_ctx*)p;
+    for (int32_t i = begin; i < end; ++i) dfm_contact_particle_residual(r->v, i, r->residual);
+}
+
+/// Finalize: body b's extra force.
+static inline void body_extra(const dfm_cpu_contacts* cc, const dfm_vbd_view* v, int32_t b) {
+    dfm_contact_body_extra(cc->view, v, cc->record_force, cc->node_friction, cc->residual, cc->body_offsets[b],
+                           cc->body_offsets[b + 1], cc->body_extra + 3 * b);
+}
+
+/// Finalize: particle i's reaction parts.
+static inline void reaction_particle(const dfm_cpu_contacts* cc, const dfm_vbd_view* v, int32_t i) {
+    dfm_contact_reaction_particle(cc->view, v, cc->record_force, cc->node_friction,
+                                  cc->body_extra + 3 * cc->particle_body[i], cc->node_part, i);
 }
 
 void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
@@ -174,41 +216,39 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     float deepest = 0.0f;
     /* Passes 1 and 2 write only their own record / their own particle's nodes; the integer counts
      * and the max are exact reductions, so the thread count changes no bit. */
+    if (dfm_cpu_forks(nt, n, DFM_CPU_PARALLEL_MIN)) {
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : k0, k1, k2) reduction(max : deepest) \
-    if (nt > 1 && n >= DFM_CPU_PARALLEL_MIN)
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : k0, k1, k2) reduction(max : deepest)
 #endif
-    for (int32_t k = 0; k < n; ++k) {
-        int kind = dfm_contact_kind_index(c, k);
-        k0 += kind == 0;
-        k1 += kind == 1;
-        k2 += kind == 2;
-        float pen = dfm_contact_final_force(c, v->d, h, k, cc->record_force);
-        if (pen > deepest) deepest = pen;
+        for (int32_t k = 0; k < n; ++k) final_record(c, v->d, h, k, cc->record_force, &k0, &k1, &k2, &deepest);
+    } else {
+        for (int32_t k = 0; k < n; ++k) final_record(c, v->d, h, k, cc->record_force, &k0, &k1, &k2, &deepest);
     }
     cc->kind_counts[0] = k0;
     cc->kind_counts[1] = k1;
     cc->kind_counts[2] = k2;
     cc->max_penetration = deepest;
     const int32_t np = v->particle_count;
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
-#endif
-    for (int32_t i = 0; i < np; ++i) dfm_contact_particle_residual(v, i, cc->residual);
+    const int light = dfm_cpu_forks(nt, np, DFM_CPU_PARALLEL_MIN);
+    residual_ctx rc = {v, cc->residual}; /* every incident element evaluated per particle: heavy */
+    dfm_cpu_run(dfm_cpu_forks(nt, np, DFM_CPU_SOLVE_PARALLEL_MIN), nt, np, residual_range, &rc);
     const int32_t nb = cc->body_count;
+    if (light) {
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
+#pragma omp parallel for num_threads(nt) schedule(static)
 #endif
-    for (int32_t b = 0; b < nb; ++b)
-        dfm_contact_body_extra(c, v, cc->record_force, cc->node_friction, cc->residual, cc->body_offsets[b],
-                               cc->body_offsets[b + 1], cc->body_extra + 3 * b);
+        for (int32_t b = 0; b < nb; ++b) body_extra(cc, v, b);
+    } else {
+        for (int32_t b = 0; b < nb; ++b) body_extra(cc, v, b);
+    }
+    if (light) {
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && np >= DFM_CPU_PARALLEL_MIN)
+#pragma omp parallel for num_threads(nt) schedule(static)
 #endif
-    for (int32_t i = 0; i < np; ++i)
-        dfm_contact_reaction_particle(c, v, cc->record_force, cc->node_friction,
-                                      cc->body_extra + 3 * cc->particle_body[i], cc->node_part, i);
-    (void)nt;
+        for (int32_t i = 0; i < np; ++i) reaction_particle(cc, v, i);
+    } else {
+        for (int32_t i = 0; i < np; ++i) reaction_particle(cc, v, i);
+    }
     for (int32_t k = 0; k < n; ++k) {
         dfm_v3 fp, fr, tr;
         dfm_contact_record_wrench(c, v->d, cc->node_part, k, &fp, &fr, &tr);

@@ -12,10 +12,52 @@
 #include <omp.h>
 #endif
 
-/// Loops shorter than this run on the calling thread: an OpenMP fork/join (and the spinning
-/// workers it leaves behind on small machines) costs more than it saves below it. Measured on a
-/// 2-core machine: a 256-particle cloth ran 3x slower with every loop forked.
+/// Light per-item loops (predict, velocity, guess normals, the reaction passes: ~50-200
+/// instructions per item) shorter than this run on the calling thread: an OpenMP fork/join (and
+/// the spinning workers it leaves behind on small machines) costs more than it saves below it.
+/// Measured on a 2-core machine: a 256-particle cloth ran 3x slower with every loop forked.
 #define DFM_CPU_PARALLEL_MIN 4096
+
+/// Heavy per-particle loops (the per-color solve, the residual: ~10^4 instructions per particle,
+/// every incident element evaluated) fork from this many particles (~10^7 instructions, a few ms).
+#define DFM_CPU_SOLVE_PARALLEL_MIN 1024
+
+/// Contact detection forks from this many candidate pairs (~300 instructions each: 32768 are
+/// ~10^7 instructions, as much as a color of DFM_CPU_SOLVE_PARALLEL_MIN particles). Measured (issue
+/// 18, docs/perf.md): at the former 4096, cloth-lift with 1 environment (13k candidates) ran 1.6-2x
+/// slower on 2 threads than on 1 — the detection was the only loop that forked there, 4 times a
+/// step; a fork/join of 2 threads costs 1-2 us at the median but 5-16 ms at the 90th-99th
+/// percentile on a loaded 2-core machine (a descheduled worker), more than that detection's work.
+#define DFM_CPU_DETECT_PARALLEL_MIN 32768
+
+/// Whether a loop of `count` items with `nt` workers forks (count >= min and more than one
+/// worker). Loops that do not fork run a plain serial copy, outside any OpenMP region: libgomp
+/// allocates a team for every parallel region, even one of a single thread.
+static inline int dfm_cpu_forks(int nt, int64_t count, int64_t min) { return nt > 1 && count >= min; }
+
+/// A range of a loop: items [begin, end) with the caller's context.
+typedef void (*dfm_cpu_range_fn)(void* ctx, int32_t begin, int32_t end);
+
+/// Runs fn over [0, n): as nt contiguous ranges, one per worker, when `fork` (the static
+/// schedule's split), else as one call on the calling thread outside any OpenMP region. One loop
+/// body for both (the compiler sees a single copy of the heavy per-item code). The items must be
+/// independent, so the split changes no bit.
+static inline void dfm_cpu_run(int fork, int nt, int32_t n, dfm_cpu_range_fn fn, void* ctx) {
+#if defined(_OPENMP)
+    if (fork) {
+#pragma omp parallel num_threads(nt)
+        {
+            const int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+            fn(ctx, (int32_t)(n * t / T), (int32_t)(n * (t + 1) / T));
+        }
+        return;
+    }
+#else
+    (void)fork;
+    (void)nt;
+#endif
+    fn(ctx, 0, n);
+}
 
 /// Worker threads the CPU backend uses for `requested` (world_def.cpu_threads; 0 = all). 1 in
 /// builds without OpenMP.

@@ -3,11 +3,15 @@
 ///
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
-///   solved in one parallel loop, colors run in sequence.
+///   solved in one parallel loop, colors run in sequence. A color forks onto the workers only from
+///   DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
+///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
 ///   per-particle independent loops.
 /// - P3 loop-invariant hoisting: applies-and-done — rest data (D^-1, areas, volumes, rest angles)
-///   and adjacency are computed once at body creation, not per iteration.
+///   and adjacency are computed once at body creation, not per iteration; the hinges' start
+///   angles once per advance; the per-element material coefficients once per step
+///   (vbd_coef_cpu.c).
 /// - P4 offline memory layout: applies-TODO — particles are stored in body order; reordering
 ///   particles by color for contiguous access is left for the CUDA backend (issue 4).
 #include "vbd_cpu.h"
@@ -19,42 +23,67 @@
 #include "host_bodies_cpu.h"
 #include "vbd_particle.h"
 
-/// Solves the particles [begin, end) of one color, with their contact force/Hessian.
+/// Solves particle i of a color with its contact force/Hessian.
+static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i) {
+    if (view->mode[i] != 0) return;
+    dfm_v3 f = dfm_v3_zero();
+    dfm_m33 H = dfm_m33_zero();
+    if (cc && cc->gather) {
+        dfm_contact_gather(cc->view, view->d, view->h, i, &f, &H);
+    } else if (cc) {
+        f = dfm_v3_load(cc->acc_f + 3 * (size_t)i);
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) H.m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
+    }
+    dfm_vbd_solve_particle(view, i, f, H);
+}
+
+/// A color's particles for solve_range.
+typedef struct solve_ctx {
+    const dfm_vbd_view* view;
+    const dfm_cpu_contacts* cc;
+    const int32_t* particles; ///< The color's particles.
+} solve_ctx;
+
+/// Solves the color's particles [begin, end).
+static void solve_range(void* p, int32_t begin, int32_t end) {
+    const solve_ctx* s = (const solve_ctx*)p;
+    for (int32_t k = begin; k < end; ++k) solve_one(s->view, s->cc, s->particles[k]);
+}
+
+/// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
+/// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN).
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
                         int32_t begin, int32_t end, int nt) {
-    (void)nt;
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (end - begin >= DFM_CPU_PARALLEL_MIN / 4)
-#endif
-    for (int32_t k = begin; k < end; ++k) {
-        int32_t i = color_particles[k];
-        if (view->mode[i] != 0) continue;
-        dfm_v3 f = dfm_v3_zero();
-        dfm_m33 H = dfm_m33_zero();
-        if (cc && cc->gather) {
-            dfm_contact_gather(cc->view, view->d, view->h, i, &f, &H);
-        } else if (cc) {
-            f = dfm_v3_load(cc->acc_f + 3 * (size_t)i);
-            for (int a = 0; a < 3; ++a)
-                for (int b = 0; b < 3; ++b) H.m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
-        }
-        dfm_vbd_solve_particle(view, i, f, H);
-    }
+    solve_ctx s = {view, cc, color_particles + begin};
+    dfm_cpu_run(dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN), nt, end - begin, solve_range, &s);
+}
+
+/// The world's particles for residual_range.
+typedef struct residual_ctx {
+    const dfm_vbd_view* view;
+    const dfm_cpu_contacts* cc;
+    float* norms; ///< Output, one per particle.
+} residual_ctx;
+
+/// The residual norms of particles [begin, end) (see dfm_cpu_convergence).
+static void residual_range(void* p, int32_t begin, int32_t end) {
+    const residual_ctx* s = (const residual_ctx*)p;
+    const dfm_cpu_contacts* cc = s->cc;
+    float* norms = s->norms;
+    for (int32_t i = begin; i < end; ++i)
+        norms[i] = cc ? dfm_contact_local_residual(cc->view, s->view, cc->record_force, cc->residual, cc->node_friction,
+                                                   i)
+                      : dfm_v3_len(dfm_vbd_particle_need(s->view, i));
 }
 
 /// Fills `conv` at the end of an advance (after friction and finalize, before the velocity
 /// update): norms in parallel, the max and the sum serially in particle order.
 static void measure_convergence(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, dfm_cpu_convergence* conv,
                                 int nt) {
-    (void)nt;
     const int32_t n = view->particle_count;
-#if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
-#endif
-    for (int32_t i = 0; i < n; ++i)
-        conv->norms[i] = cc ? dfm_contact_local_residual(cc->view, view, cc->record_force, cc->residual,
-                                                         cc->node_friction, i)
-                            : dfm_v3_len(dfm_vbd_particle_need(view, i));
+    residual_ctx s = {view, cc, conv->norms};
+    dfm_cpu_run(dfm_cpu_forks(nt, n, DFM_CPU_SOLVE_PARALLEL_MIN), nt, n, residual_range, &s);
     float worst = 0.0f;
     double sum = 0.0;
     for (int32_t i = 0; i < n; ++i) {
@@ -76,31 +105,36 @@ static void body_record_offsets(const dfm_contact_view* c, const dfm_cpu_body_so
             (c ? dfm_body_gather_records(c, NULL, bs->body_offsets[b], bs->body_offsets[b + 1], NULL) : 0);
 }
 
-/// The body-level pass after a sweep: each free body's records gathered at the current iterate
+/// The body-level pass after a sweep, for body b: if free, its records gathered at the current iterate
 /// into its range of the scratch (offsets from body_record_offsets), its
 /// translation solved and applied. Bodies are independent (disjoint particles and records).
+static inline void translate_body(const dfm_vbd_view* view, const dfm_contact_view* c, const dfm_cpu_body_solve* bs,
+                                  int32_t b) {
+    const int32_t first = bs->body_offsets[b], end = bs->body_offsets[b + 1];
+    if (!dfm_body_is_free(view, first, end)) return;
+    dfm_body_record* rec = bs->records + bs->record_offsets[b];
+    const int32_t count = c ? dfm_body_gather_records(c, view->d, first, end, rec) : 0;
+    dfm_v3 g0;
+    float M;
+    dfm_body_inertia(view, first, end, &g0, &M);
+    int slides = 0;
+    dfm_v3 dl = dfm_body_translation(rec, count, view->h, g0, M, &slides);
+    memset(bs->particle_slides + first, slides, (size_t)(end - first));
+    dfm_body_apply_translation(view, first, end, dl);
+}
+
+/// translate_body for every body; forked over the bodies only for large worlds.
 static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_body_solve* bs,
                              int nt) {
-    (void)nt;
     const int32_t nb = bs->body_count;
     const dfm_contact_view* c = cc ? cc->view : NULL;
+    if (nb > 1 && dfm_cpu_forks(nt, view->particle_count, DFM_CPU_PARALLEL_MIN)) {
 #if defined(_OPENMP)
-// clang-format off
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nb > 1 && view->particle_count >= DFM_CPU_PARALLEL_MIN)
-// clang-format on
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
 #endif
-    for (int32_t b = 0; b < nb; ++b) {
-        const int32_t first = bs->body_offsets[b], end = bs->body_offsets[b + 1];
-        if (!dfm_body_is_free(view, first, end)) continue;
-        dfm_body_record* rec = bs->records + bs->record_offsets[b];
-        const int32_t count = c ? dfm_body_gather_records(c, view->d, first, end, rec) : 0;
-        dfm_v3 g0;
-        float M;
-        dfm_body_inertia(view, first, end, &g0, &M);
-        int slides = 0;
-        dfm_v3 dl = dfm_body_translation(rec, count, view->h, g0, M, &slides);
-        memset(bs->particle_slides + first, slides, (size_t)(end - first));
-        dfm_body_apply_translation(view, first, end, dl);
+        for (int32_t b = 0; b < nb; ++b) translate_body(view, c, bs, b);
+    } else {
+        for (int32_t b = 0; b < nb; ++b) translate_body(view, c, bs, b);
     }
 }
 

@@ -39,4 +39,9 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, i
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies);
 
+/// Fills the view's per-element coefficient arrays (kernels/shared/vbd_coef.h) for the substep
+/// view->h: tri_count triangles, view->edge_count hinges, tet_count tets. Once per step (h and the
+/// materials are constant over its advances); arrays that are NULL are skipped.
+void dfm_cpu_vbd_coefficients(const dfm_vbd_view* view, int32_t tri_count, int32_t tet_count);
+
 #endif

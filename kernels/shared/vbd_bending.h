@@ -27,9 +27,17 @@
 
 #include "mat33.h"
 
-/// Internal: hinge geometry. Returns 1 and fills the angle and the angle gradient of all four
-/// vertices when the hinge is non-degenerate, 0 (outputs untouched) otherwise. grad may be NULL.
-DFM_HD int dfm_bending_geom_(const dfm_v3 x[4], float* theta, dfm_v3 grad[4]) {
+/// Internal: the intermediate vectors of one hinge evaluation (dfm_bending_hinge_).
+typedef struct dfm_hinge_ {
+    dfm_v3 e, a0, b1; ///< x3 - x2, x2 - x0, x2 - x1.
+    dfm_v3 n1h, n2h;  ///< The two wings' unit normals.
+    float le2, le;    ///< |e|^2 and |e|.
+    float ln1, ln2;   ///< |n1|, |n2| (unnormalised normals).
+} dfm_hinge_;
+
+/// Internal: the hinge angle and the vectors its gradient needs (the file comment's formulas).
+/// Returns 1 and fills *g and *theta for a non-degenerate hinge, 0 (outputs untouched) otherwise.
+DFM_HD int dfm_bending_hinge_(const dfm_v3 x[4], dfm_hinge_* g, float* theta) {
     dfm_v3 e = dfm_v3_sub(x[3], x[2]);
     dfm_v3 a0 = dfm_v3_sub(x[2], x[0]);
     dfm_v3 b0 = dfm_v3_sub(x[3], x[0]);
@@ -51,17 +59,41 @@ DFM_HD int dfm_bending_geom_(const dfm_v3 x[4], float* theta, dfm_v3 grad[4]) {
     dfm_v3 eh = dfm_v3_scale(e, 1.0f / le);
     float th = atan2f(dfm_v3_dot(dfm_v3_cross(n1h, n2h), eh), dfm_v3_dot(n1h, n2h));
     if (!isfinite(th)) return 0;
+    g->e = e;
+    g->a0 = a0;
+    g->b1 = b1;
+    g->n1h = n1h;
+    g->n2h = n2h;
+    g->le2 = le2;
+    g->le = le;
+    g->ln1 = ln1;
+    g->ln2 = ln2;
     *theta = th;
-    if (grad) {
-        dfm_v3 g0 = dfm_v3_scale(n1h, -le / ln1);
-        dfm_v3 g1 = dfm_v3_scale(n2h, -le / ln2);
-        float t0 = -dfm_v3_dot(a0, e) / le2; /* (x0 - x2) . e / |e|^2 */
-        float t1 = -dfm_v3_dot(b1, e) / le2; /* (x1 - x2) . e / |e|^2 */
-        grad[0] = g0;
-        grad[1] = g1;
-        grad[2] = dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, 1.0f - t0), dfm_v3_scale(g1, 1.0f - t1)));
-        grad[3] = dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, t0), dfm_v3_scale(g1, t1)));
-    }
+    return 1;
+}
+
+/// Internal: the angle gradient of hinge vertex vi (0..3) from dfm_bending_hinge_'s vectors:
+/// dtheta/dx0 = -|e| n1 / |n1|^2, dtheta/dx1 = -|e| n2 / |n2|^2 (the file comment's closed form),
+/// the two others from those and t0, t1. Only what vertex vi needs is computed (a visit of the
+/// per-vertex solve uses one vertex's gradient), with the same operations as the four together.
+DFM_HD dfm_v3 dfm_bending_grad_vertex_(const dfm_hinge_* g, int vi) {
+    if (vi == 0) return dfm_v3_scale(g->n1h, -g->le / g->ln1);
+    dfm_v3 g1 = dfm_v3_scale(g->n2h, -g->le / g->ln2);
+    if (vi == 1) return g1;
+    dfm_v3 g0 = dfm_v3_scale(g->n1h, -g->le / g->ln1);
+    float t0 = -dfm_v3_dot(g->a0, g->e) / g->le2; /* (x0 - x2) . e / |e|^2 */
+    float t1 = -dfm_v3_dot(g->b1, g->e) / g->le2; /* (x1 - x2) . e / |e|^2 */
+    if (vi == 2) return dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, 1.0f - t0), dfm_v3_scale(g1, 1.0f - t1)));
+    return dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, t0), dfm_v3_scale(g1, t1)));
+}
+
+/// Internal: hinge geometry. Returns 1 and fills the angle and the angle gradient of all four
+/// vertices when the hinge is non-degenerate, 0 (outputs untouched) otherwise. grad may be NULL.
+DFM_HD int dfm_bending_geom_(const dfm_v3 x[4], float* theta, dfm_v3 grad[4]) {
+    dfm_hinge_ g;
+    if (!dfm_bending_hinge_(x, &g, theta)) return 0;
+    if (grad)
+        for (int k = 0; k < 4; ++k) grad[k] = dfm_bending_grad_vertex_(&g, k);
     return 1;
 }
 
@@ -93,35 +125,50 @@ DFM_HD float dfm_bending_start_angle(const dfm_v3 xn[4]) {
     return th;
 }
 
+/// The hinge's coefficients that stay constant over an advance, for
+/// dfm_bending_force_hessian_coef (P3: once per hinge and advance instead of once per visit):
+/// coef[0] = k = ke * rest_length in N*m, coef[1] = kd * rest_length / h in N*m (0 when kd == 0 or
+/// h <= 0: no damping). rest_length in m, ke in N, kd in N*s, h in s.
+DFM_HD void dfm_bending_coef(float rest_length, float ke, float kd, float h, float coef[2]) {
+    coef[0] = ke * rest_length;
+    coef[1] = (kd != 0.0f && h > 0.0f) ? kd * rest_length / h : 0.0f;
+}
+
+/// dfm_bending_force_hessian_thn with the coefficients from dfm_bending_coef (bitwise the same
+/// result; damping is added when coef[1] != 0 and thn is not NaN).
+DFM_HD void dfm_bending_force_hessian_coef(const dfm_v3 x[4], float thn, float rest_angle, const float coef[2], int vi,
+                                           dfm_v3* f, dfm_m33* H) {
+    if (vi < 0 || vi > 3) return;
+    float th = 0.0f;
+    dfm_hinge_ hg;
+    if (!dfm_bending_hinge_(x, &hg, &th)) return;
+    dfm_v3 g = dfm_bending_grad_vertex_(&hg, vi);
+    const float k = coef[0], kdl = coef[1];
+    float c = k * (th - rest_angle); /* dE/dtheta */
+    float hc = k;
+    if (kdl != 0.0f && !isnan(thn)) {
+        const float pi = 3.14159265358979f;
+        float d = th - thn;
+        if (d > pi)
+            d -= 2.0f * pi;
+        else if (d <= -pi)
+            d += 2.0f * pi;
+        c += kdl * d;
+        hc += kdl;
+    }
+    *f = dfm_v3_madd(*f, g, -c);
+    *H = dfm_m33_add_outer(*H, g, g, hc);
+}
+
 /// dfm_bending_force_hessian with the step-start angle `thn` given (from
 /// dfm_bending_start_angle, NaN = degenerate) instead of recomputed from the step-start
 /// positions: the angle is computed once per hinge and advance instead of once per incident
 /// vertex and iteration (bitwise the same result).
 DFM_HD void dfm_bending_force_hessian_thn(const dfm_v3 x[4], float thn, float rest_angle, float rest_length, float ke,
                                           float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
-    if (vi < 0 || vi > 3) return;
-    float th = 0.0f;
-    dfm_v3 grad[4];
-    if (!dfm_bending_geom_(x, &th, grad)) return;
-    dfm_v3 g = grad[vi];
-    float k = ke * rest_length;
-    float coef = k * (th - rest_angle); /* dE/dtheta */
-    float hcoef = k;
-    if (kd != 0.0f && h > 0.0f) {
-        if (!isnan(thn)) {
-            const float pi = 3.14159265358979f;
-            float d = th - thn;
-            if (d > pi)
-                d -= 2.0f * pi;
-            else if (d <= -pi)
-                d += 2.0f * pi;
-            float kdl = kd * rest_length / h;
-            coef += kdl * d;
-            hcoef += kdl;
-        }
-    }
-    *f = dfm_v3_madd(*f, g, -coef);
-    *H = dfm_m33_add_outer(*H, g, g, hcoef);
+    float coef[2];
+    dfm_bending_coef(rest_length, ke, kd, h, coef);
+    dfm_bending_force_hessian_coef(x, thn, rest_angle, coef, vi, f, H);
 }
 
 /// Adds (+=) to *f the force on hinge vertex vi (0..3 = o0, o1, v0, v1) in N and to *H its

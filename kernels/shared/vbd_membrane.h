@@ -84,15 +84,19 @@ DFM_HD float dfm_membrane_energy(const dfm_v3 x[3], const float dinv[4], float a
     return area * psi;
 }
 
-/// Adds (+=) to *f the force on vertex vi (0, 1 or 2) in N, i.e. minus the gradient of the
-/// element energy plus the damping force, and adds to *H its 3x3 Hessian block in N/m (PSD for
-/// lambda + mu >= 0). x: current positions in m; xn: positions at the start of the step in m,
-/// read only when damping is active (kd != 0 and h > 0), so it may be NULL otherwise; dinv, area:
-/// from dfm_tri_rest_compute; mu, lambda: Lame parameters in N/m; kd: absolute damping
-/// coefficient in N*s/m (Newton's tri_kd; dissipation kd*A/(2h) * |F^T F - Fn^T Fn|_F^2);
-/// h: step length in s. An out-of-range vi adds nothing.
-DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], const float dinv[4], float area, float mu,
-                                       float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
+/// The triangle's coefficients that stay constant over an advance, for
+/// dfm_membrane_force_hessian_coef (P3: once per triangle and advance instead of once per visit):
+/// coef[0] = lam, coef[1] = alpha (dfm_membrane_params_ of mu, lambda in N/m), coef[2] = kd * area / h
+/// in N*m (0 when kd == 0 or h <= 0: no damping). area in m^2, kd in N*s/m, h in s.
+DFM_HD void dfm_membrane_coef(float area, float mu, float lambda, float kd, float h, float coef[3]) {
+    dfm_membrane_params_(mu, lambda, &coef[0], &coef[1]);
+    coef[2] = (kd != 0.0f && h > 0.0f) ? kd * area / h : 0.0f;
+}
+
+/// dfm_membrane_force_hessian with the coefficients from dfm_membrane_coef (bitwise the same
+/// result; damping is added when coef[2] != 0, xn is read only then).
+DFM_HD void dfm_membrane_force_hessian_coef(const dfm_v3 x[3], const dfm_v3 xn[3], const float dinv[4], float area,
+                                            float mu, const float coef[3], int vi, dfm_v3* f, dfm_m33* H) {
     float a, b; /* dF/dx_vi = [a I, b I] column-wise */
     if (vi == 0) {
         a = -(dinv[0] + dinv[2]);
@@ -106,8 +110,7 @@ DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], co
     } else {
         return;
     }
-    float lam, alpha;
-    dfm_membrane_params_(mu, lambda, &lam, &alpha);
+    const float lam = coef[0], alpha = coef[1], k = coef[2];
     dfm_v3 f0, f1;
     dfm_membrane_F_(x, dinv, &f0, &f1);
 
@@ -132,7 +135,7 @@ DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], co
     He = dfm_m33_add_outer(He, w, w, -r);
     *H = dfm_m33_add(*H, dfm_m33_scale(He, area));
 
-    if (kd != 0.0f && h > 0.0f) {
+    if (k != 0.0f) {
         /* Increments of C = F^T F against the step start, written to avoid cancellation:
            u = F - Fn, dCjk = u_j . f_k + fn_j . u_k. */
         dfm_v3 u1 = dfm_v3_sub(dfm_v3_sub(x[1], xn[1]), dfm_v3_sub(x[0], xn[0]));
@@ -147,7 +150,6 @@ DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], co
         dfm_v3 q00 = dfm_v3_scale(f0, 2.0f * a);
         dfm_v3 q11 = dfm_v3_scale(f1, 2.0f * b);
         dfm_v3 q01 = dfm_v3_add(dfm_v3_scale(f1, a), dfm_v3_scale(f0, b));
-        float k = kd * area / h;
         dfm_v3 gd = dfm_v3_scale(q00, dc00);
         gd = dfm_v3_madd(gd, q01, 2.0f * dc01);
         gd = dfm_v3_madd(gd, q11, dc11);
@@ -158,6 +160,20 @@ DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], co
         Hd = dfm_m33_add_outer(Hd, q11, q11, k);
         *H = dfm_m33_add(*H, Hd);
     }
+}
+
+/// Adds (+=) to *f the force on vertex vi (0, 1 or 2) in N, i.e. minus the gradient of the
+/// element energy plus the damping force, and adds to *H its 3x3 Hessian block in N/m (PSD for
+/// lambda + mu >= 0). x: current positions in m; xn: positions at the start of the step in m,
+/// read only when damping is active (kd != 0 and h > 0), so it may be NULL otherwise; dinv, area:
+/// from dfm_tri_rest_compute; mu, lambda: Lame parameters in N/m; kd: absolute damping
+/// coefficient in N*s/m (Newton's tri_kd; dissipation kd*A/(2h) * |F^T F - Fn^T Fn|_F^2);
+/// h: step length in s. An out-of-range vi adds nothing.
+DFM_HD void dfm_membrane_force_hessian(const dfm_v3 x[3], const dfm_v3 xn[3], const float dinv[4], float area, float mu,
+                                       float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
+    float coef[3];
+    dfm_membrane_coef(area, mu, lambda, kd, h, coef);
+    dfm_membrane_force_hessian_coef(x, xn, dinv, area, mu, coef, vi, f, H);
 }
 
 #endif

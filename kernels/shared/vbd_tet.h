@@ -85,14 +85,19 @@ DFM_HD float dfm_tet_energy(const dfm_v3 x[4], const float dminv[9], float volum
     return volume * psi;
 }
 
-/// Adds (+=) to *f the force on vertex vi (0..3) in N (minus the energy gradient plus the damping
-/// force) and to *H its exact 3x3 Hessian block in N/m (PSD for lambda + mu >= 0).
-/// x: current positions in m; xn: positions at the step start in m, read only when kd != 0 and
-/// h > 0 (may be NULL otherwise); dminv, volume: from dfm_tet_rest_compute; mu, lambda: Lame
-/// parameters in Pa; kd: absolute damping coefficient in Pa*s (Newton's k_damp; dissipation
-/// kd V0/(2h) |F^T F - Fn^T Fn|_F^2); h: step length in s. An out-of-range vi adds nothing.
-DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const float dminv[9], float volume, float mu,
-                                  float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
+/// The tet's coefficients that stay constant over an advance, for dfm_tet_force_hessian_coef
+/// (P3: once per tet and advance instead of once per visit): coef[0] = lam, coef[1] = alpha
+/// (dfm_tet_params_ of mu, lambda in Pa), coef[2] = kd * volume / h in N*m (0 when kd == 0
+/// or h <= 0: no damping). volume in m^3, kd in Pa*s, h in s.
+DFM_HD void dfm_tet_coef(float volume, float mu, float lambda, float kd, float h, float coef[3]) {
+    dfm_tet_params_(mu, lambda, &coef[0], &coef[1]);
+    coef[2] = (kd != 0.0f && h > 0.0f) ? kd * volume / h : 0.0f;
+}
+
+/// dfm_tet_force_hessian with the coefficients from dfm_tet_coef (bitwise the same result;
+/// damping is added when coef[2] != 0, xn is read only then).
+DFM_HD void dfm_tet_force_hessian_coef(const dfm_v3 x[4], const dfm_v3 xn[4], const float dminv[9], float volume,
+                                       float mu, const float coef[3], int vi, dfm_v3* f, dfm_m33* H) {
     float m[3]; /* dF/dx_vi = I (x) m^T: column j of F moves by m[j] dx */
     if (vi == 0) {
         for (int j = 0; j < 3; ++j) m[j] = -(dminv[j] + dminv[3 + j] + dminv[6 + j]);
@@ -101,8 +106,7 @@ DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const f
     } else {
         return;
     }
-    float lam, alpha;
-    dfm_tet_params_(mu, lambda, &lam, &alpha);
+    const float lam = coef[0], alpha = coef[1], k = coef[2];
     dfm_m33 F = dfm_tet_F_(x, dminv);
     dfm_m33 cof = dfm_m33_cofactor(F);
     float j = dfm_m33_det(F);
@@ -120,7 +124,7 @@ DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const f
     dfm_m33 He = dfm_m33_add_outer(dfm_m33_diag(mu * mm), gj, gj, lam);
     *H = dfm_m33_add(*H, dfm_m33_scale(He, volume));
 
-    if (kd != 0.0f && h > 0.0f) {
+    if (k != 0.0f) {
         /* U = F - Fn from displacement differences (avoids cancellation); dC = U^T F + Fn^T U. */
         dfm_v3 xd[4];
         for (int i = 0; i < 4; ++i) xd[i] = dfm_v3_sub(x[i], xn[i]);
@@ -131,7 +135,6 @@ DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const f
             uc[c] = dfm_m33_col(U, c);
             nc[c] = dfm_v3_sub(fc[c], uc[c]);
         }
-        float k = kd * volume / h;
         dfm_v3 gd = dfm_v3_zero();
         dfm_m33 Hd = dfm_m33_zero();
         for (int a = 0; a < 3; ++a) {
@@ -146,6 +149,19 @@ DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const f
         *f = dfm_v3_madd(*f, gd, -k);
         *H = dfm_m33_add(*H, Hd);
     }
+}
+
+/// Adds (+=) to *f the force on vertex vi (0..3) in N (minus the energy gradient plus the damping
+/// force) and to *H its exact 3x3 Hessian block in N/m (PSD for lambda + mu >= 0).
+/// x: current positions in m; xn: positions at the step start in m, read only when kd != 0 and
+/// h > 0 (may be NULL otherwise); dminv, volume: from dfm_tet_rest_compute; mu, lambda: Lame
+/// parameters in Pa; kd: absolute damping coefficient in Pa*s (Newton's k_damp; dissipation
+/// kd V0/(2h) |F^T F - Fn^T Fn|_F^2); h: step length in s. An out-of-range vi adds nothing.
+DFM_HD void dfm_tet_force_hessian(const dfm_v3 x[4], const dfm_v3 xn[4], const float dminv[9], float volume, float mu,
+                                  float lambda, float kd, float h, int vi, dfm_v3* f, dfm_m33* H) {
+    float coef[3];
+    dfm_tet_coef(volume, mu, lambda, kd, h, coef);
+    dfm_tet_force_hessian_coef(x, xn, dminv, volume, mu, coef, vi, f, H);
 }
 
 #endif

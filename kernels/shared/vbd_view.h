@@ -30,13 +30,16 @@ typedef struct dfm_vbd_view {
     const int32_t* edges;      ///< o0, o1, v0, v1 per bending edge.
     const float* edge_rest_angle;
     const float* edge_rest_length;
-    const float* edge_material;   ///< stiffness, damping per edge.
-    float* edge_start_angle;      ///< Per edge: hinge angle at x_prev (NaN = degenerate), filled once per
-                                  ///< advance by dfm_vbd_edge_start_angle; NULL = recompute per use.
-    const int32_t* tets;          ///< 4 per tet.
-    const float* tet_dminv;       ///< 9 per tet.
-    const float* tet_volume;      ///< m^3.
-    const float* tet_material;    ///< mu, lambda, damping per tet.
+    const float* edge_material; ///< stiffness, damping per edge.
+    float* edge_start_angle;    ///< Per edge: hinge angle at x_prev (NaN = degenerate), filled once per
+                                ///< advance by dfm_vbd_edge_start_angle; NULL = recompute per use.
+    const int32_t* tets;        ///< 4 per tet.
+    const float* tet_dminv;     ///< 9 per tet.
+    const float* tet_volume;    ///< m^3.
+    const float* tet_material;  ///< mu, lambda, damping per tet.
+    float* tri_coef;  ///< Per triangle, 3: dfm_membrane_coef, filled once per step (vbd_coef.h); NULL = per visit.
+    float* edge_coef; ///< Per edge, 2: dfm_bending_coef, filled once per step; NULL = per visit.
+    float* tet_coef;  ///< Per tet, 3: dfm_tet_coef, filled once per step; NULL = per visit.
     const int32_t* v_tri_offsets; ///< Adjacency CSR (see plugin/topology.h).
     const int32_t* v_tri_items;
     const int32_t* v_edge_offsets;

@@ -1,10 +1,14 @@
-/// dfm_bench: the cloth-lift and soft-lift benchmarks (docs/bench.md).
+/// dfm_bench: the cloth-lift, soft-lift and game-cloth benchmarks (docs/bench.md).
 ///
-/// Usage: dfm_bench [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N]
+/// Usage: dfm_bench [--workload cloth-lift|soft-lift|both|game-cloth] [--envs N] [--substeps N]
 ///                  [--iterations N] [--backend cpu|cuda|auto] [--steps N] [--windows N]
 ///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
-///                  [--body-translation]
+///                  [--body-translation] [--threads N] [--hz F] [--res N]
 /// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
+/// --threads: world_def.cpu_threads (0 = all, the default). --hz: host steps per second (60).
+/// --res: vertices per side (default 24 for cloth-lift, 6 for soft-lift, 24 and 64 for game-cloth).
+/// Under `valgrind --tool=callgrind --instr-atstart=no` only the timed windows are instrumented
+/// (instruction counts per step without the build and the warm-up).
 /// Prints a table on stdout and writes the JSON (default out/bench.json under the current
 /// directory, which it creates; out/ is ignored by git, so a run never overwrites a tracked file). Env-steps/s and wall time
 /// per env step are medians over `windows` timed windows of `steps` steps after `warmup` steps.
@@ -18,11 +22,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#endif
+
 #include "workload.h"
 
 typedef struct run_result {
     bench_kind kind;
-    int32_t envs, particles, elements, colors, backend;
+    int32_t envs, particles, elements, colors, backend, res, threads;
     double env_steps_per_s, wall_ms_per_env_step, wall_ms_per_step;
     int32_t contacts_active, contacts_capacity;
     int64_t contacts_dropped;
@@ -38,12 +52,14 @@ typedef struct run_result {
     double min_push_w;           ///< ... the least push of a shape along its outward direction (pads apart, table
                                  ///< down, palm up), in weights: below 0 a shape was pulled (attractive).
     double force_bound_worst;    ///< The largest of peak / bound over the bounded reactions (force_bound).
-    int ok;                      ///< Every step succeeded and the timing is valid.
+    double body_min_z, body_centroid_z; ///< Environment 0's body at the end: lowest vertex, centroid height (m).
+    int ok;                             ///< Every step succeeded and the timing is valid.
 } run_result;
 
 typedef struct cli {
     bench_options base;
-    int steps, windows, warmup, both, attribution, scaling, quiet;
+    int steps, windows, warmup, both, attribution, scaling, quiet, res;
+    double hz; ///< Host steps per second.
     const char* json;
 } cli;
 
@@ -58,7 +74,9 @@ static int cmp_double(const void* a, const void* b) {
     return x < y ? -1 : (x > y);
 }
 
-static const char* kind_name(bench_kind k) { return k == BENCH_CLOTH_LIFT ? "cloth-lift" : "soft-lift"; }
+static const char* kind_name(bench_kind k) {
+    return k == BENCH_CLOTH_LIFT ? "cloth-lift" : (k == BENCH_SOFT_LIFT ? "soft-lift" : "game-cloth");
+}
 static const char* backend_name(int b) {
     return b == DFM_BACKEND_CUDA ? "cuda" : (b == DFM_BACKEND_CPU ? "cpu" : "auto");
 }
@@ -78,7 +96,9 @@ static void progress(const cli* c, const char* what, int done, int total, double
 /// along each shape's outward direction (pad -y: -y, pad +y: +y, table: -z, palm: +z).
 static void track_reactions(const bench_workload* w, double weight, run_result* res) {
     float f[12];
-    if (!(weight > 0.0) || dfm_world_get_shape_reactions(w->world, w->shapes, 4, f, NULL, 0) != DFM_OK) return;
+    if (w->kind == BENCH_GAME_CLOTH || !(weight > 0.0) ||
+        dfm_world_get_shape_reactions(w->world, w->shapes, 4, f, NULL, 0) != DFM_OK)
+        return;
     const double push[4] = {-f[2], -f[4], f[7], f[11]};
     for (int k = 0; k < 4; ++k)
         if (push[k] / weight < res->min_push_w) res->min_push_w = push[k] / weight;
@@ -119,6 +139,8 @@ static run_result run_one(const cli* c, bench_options o) {
     memset(&res, 0, sizeof(res));
     res.kind = o.kind;
     res.envs = o.envs;
+    res.res = o.res;
+    res.threads = o.threads;
     double need = bench_workload_estimate_bytes(&o);
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double avail = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
@@ -143,7 +165,7 @@ static run_result run_one(const cli* c, bench_options o) {
     res.particles = w.particles;
     res.elements = w.elements;
     res.colors = w.colors;
-    const float dt = 1.0f / 60.0f;
+    const float dt = (float)(1.0 / c->hz);
     dfm_body_info bi = dfm_body_info_init();
     const double weight = dfm_body_get_info(w.world, w.bodies[0], &bi) == DFM_OK ? (double)bi.total_mass * 9.81 : 0.0;
     double t = 0.0, started = now_s();
@@ -157,6 +179,7 @@ static run_result run_one(const cli* c, bench_options o) {
         progress(c, label, done + 1, total, started);
     }
     double* per_env_ms = (double*)malloc(sizeof(double) * (size_t)c->windows);
+    CALLGRIND_START_INSTRUMENTATION;
     for (int win = 0; win < c->windows; ++win) {
         double t0 = now_s();
         for (int s = 0; s < c->steps; ++s, ++done) {
@@ -170,6 +193,7 @@ static run_result run_one(const cli* c, bench_options o) {
         }
         per_env_ms[win] = (now_s() - t0) * 1e3 / ((double)c->steps * o.envs);
     }
+    CALLGRIND_STOP_INSTRUMENTATION;
     qsort(per_env_ms, (size_t)c->windows, sizeof(double), cmp_double);
     res.wall_ms_per_env_step = per_env_ms[c->windows / 2];
     free(per_env_ms);
@@ -207,6 +231,7 @@ static run_result run_one(const cli* c, bench_options o) {
     res.force_bound_worst = force_bound_worst(&res);
     /* The grasp is part of the workload: a run whose bodies did not rise with the gripper measured
      * something else (the cloth-lift "lift" used to be a snag at a pad's edge). */
+    if (bench_workload_body_z(&w, &res.body_min_z, &res.body_centroid_z) != DFM_OK) goto fail;
     res.lift_m = bench_workload_lift(&w, t);
     res.held_envs = -1;
     if (res.lift_m > 0.0) {
@@ -222,9 +247,14 @@ fail:
 }
 
 static void print_row(const run_result* r) {
-    printf("| %-10s | %-4s | %6d | %9d | %9d | %3d | %12.1f | %10.4f | %7d / %-8d |\n", kind_name(r->kind),
+    printf("| %-10s | %-4s | %6d | %9d | %9d | %3d | %12.1f | %10.4f | %9.3f | %7d / %-8d |\n", kind_name(r->kind),
            backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->env_steps_per_s,
-           r->wall_ms_per_env_step, r->contacts_active, r->contacts_capacity);
+           r->wall_ms_per_env_step, r->wall_ms_per_step, r->contacts_active, r->contacts_capacity);
+    if (r->kind == BENCH_GAME_CLOTH) { /* no gripper: no reactions bound, no grasp */
+        printf("|   cloth at the end: lowest vertex z %.4f m, centroid z %.4f m (table top z = 0) |\n", r->body_min_z,
+               r->body_centroid_z);
+        return;
+    }
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         printf("|   kernel ms/step (instrumented) | detection %.3f | lists %.3f | duals %.3f | solve+gather %.3f | "
@@ -247,25 +277,28 @@ static void print_row(const run_result* r) {
 
 static void print_header(void) {
     printf(
-        "| workload   | back | envs   | particles | elements  | col | env-steps/s  | ms/env-step | contacts (active / capacity) |\n"
-        "|---|---|---|---|---|---|---|---|---|\n");
+        "| workload   | back | envs   | particles | elements  | col | env-steps/s  | ms/env-step | ms/step   | contacts (active / capacity) |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void json_run(FILE* f, const run_result* r, const cli* c) {
     fprintf(f,
             "{\"workload\": \"%s\", \"backend\": \"%s\", \"envs\": %d, \"particles\": %d, \"elements\": %d, "
-            "\"colors\": %d, \"substeps\": %d, \"iterations\": %d, \"steps_per_window\": %d, \"windows\": %d, "
+            "\"colors\": %d, \"res\": %d, \"hz\": %.6g, \"cpu_threads\": %d, \"substeps\": %d, \"iterations\": %d, "
+            "\"steps_per_window\": %d, \"windows\": %d, "
             "\"env_steps_per_s\": %.6g, \"wall_ms_per_env_step\": %.6g, \"wall_ms_per_step\": %.6g, "
             "\"contacts_active\": %d, \"contacts_capacity\": %d, \"contacts_dropped\": %lld, "
             "\"device_memory_bytes\": %lld, \"grasp_lift_m\": %.4g, \"grasp_held_envs\": %d, "
             "\"reaction_peak_w\": [%.4g, %.4g, %.4g, %.4g], \"reaction_peak_pad_vertical_w\": %.4g, "
-            "\"force_bound_worst\": %.4g, \"reaction_min_push_w\": %.4g, "
+            "\"force_bound_worst\": %.4g, \"reaction_min_push_w\": %.4g, \"body_min_z_m\": %.6g, "
+            "\"body_centroid_z_m\": %.6g, "
             "\"phase_ms_per_env_step\": ",
-            kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors,
-            c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s, r->wall_ms_per_env_step,
-            r->wall_ms_per_step, r->contacts_active, r->contacts_capacity, (long long)r->contacts_dropped,
-            (long long)r->device_memory_bytes, r->lift_m, r->held_envs, r->peak_w[0], r->peak_w[1], r->peak_w[2],
-            r->peak_w[3], r->peak_pad_vertical_w, r->force_bound_worst, r->min_push_w);
+            kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->res, c->hz,
+            r->threads, c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s,
+            r->wall_ms_per_env_step, r->wall_ms_per_step, r->contacts_active, r->contacts_capacity,
+            (long long)r->contacts_dropped, (long long)r->device_memory_bytes, r->lift_m, r->held_envs, r->peak_w[0],
+            r->peak_w[1], r->peak_w[2], r->peak_w[3], r->peak_pad_vertical_w, r->force_bound_worst, r->min_push_w,
+            r->body_min_z, r->body_centroid_z);
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         double e = r->envs > 0 ? (double)r->envs : 1.0;
@@ -305,6 +338,7 @@ int main(int argc, char** argv) {
     c.windows = 5;
     c.warmup = 30;
     c.both = 1;
+    c.hz = 60.0;
     c.json = NULL; /* out/bench.json */
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
@@ -312,8 +346,8 @@ int main(int argc, char** argv) {
         // clang-format off
         if (!strcmp(a, "--workload") && v) {
             c.both = !strcmp(v, "both");
-            c.base.kind = !strcmp(v, "soft-lift") ? BENCH_SOFT_LIFT : BENCH_CLOTH_LIFT;
-            if (strcmp(v, "both") && strcmp(v, "cloth-lift") && strcmp(v, "soft-lift")) goto usage;
+            c.base.kind = !strcmp(v, "soft-lift") ? BENCH_SOFT_LIFT : (!strcmp(v, "game-cloth") ? BENCH_GAME_CLOTH : BENCH_CLOTH_LIFT);
+            if (strcmp(v, "both") && strcmp(v, "cloth-lift") && strcmp(v, "soft-lift") && strcmp(v, "game-cloth")) goto usage;
             ++i;
         } else if (!strcmp(a, "--envs") && v) c.base.envs = atoi(argv[++i]);
         else if (!strcmp(a, "--substeps") && v) c.base.substeps = atoi(argv[++i]);
@@ -322,6 +356,9 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "--windows") && v) c.windows = atoi(argv[++i]);
         else if (!strcmp(a, "--warmup") && v) c.warmup = atoi(argv[++i]);
         else if (!strcmp(a, "--json") && v) c.json = argv[++i];
+        else if (!strcmp(a, "--threads") && v) c.base.threads = atoi(argv[++i]);
+        else if (!strcmp(a, "--hz") && v) c.hz = atof(argv[++i]);
+        else if (!strcmp(a, "--res") && v) c.res = atoi(argv[++i]);
         else if (!strcmp(a, "--backend") && v) {
             c.base.backend = !strcmp(v, "cpu") ? DFM_BACKEND_CPU : (!strcmp(v, "cuda") ? DFM_BACKEND_CUDA : DFM_BACKEND_AUTO);
             ++i;
@@ -332,7 +369,8 @@ int main(int argc, char** argv) {
         else goto usage;
         // clang-format on
     }
-    if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 || c.warmup < 0)
+    if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 ||
+        c.warmup < 0 || c.base.threads < 0 || !(c.hz > 0.0) || c.res < 0 || (c.res > 0 && c.res < 2))
         goto usage;
     if (!c.json) { /* the default: out/bench.json, out/ created (ignored by git) */
         if (mkdir("out", 0755) != 0 && errno != EEXIST) {
@@ -354,14 +392,27 @@ int main(int argc, char** argv) {
     fprintf(f, "{\"tool\": \"dfm_bench\", \"dfm_version\": \"%s\", \"date\": \"%s\", \"host\": \"%s\", \"runs\": [",
             dfm_version(), date, host);
     int failed = 0, first = 1;
+    /* The runs: both = cloth-lift and soft-lift; game-cloth = the 24 and the 64 cloth; --res one size. */
     bench_kind kinds[2] = {BENCH_CLOTH_LIFT, BENCH_SOFT_LIFT};
+    int32_t resolutions[2] = {24, 6};
     int nk = c.both ? 2 : 1;
-    if (!c.both) kinds[0] = c.base.kind;
+    if (!c.both) {
+        kinds[0] = kinds[1] = c.base.kind;
+        resolutions[0] = c.base.kind == BENCH_SOFT_LIFT ? 6 : 24;
+        if (c.base.kind == BENCH_GAME_CLOTH) {
+            resolutions[1] = 64;
+            nk = 2;
+        }
+    }
+    if (c.res > 0) {
+        nk = c.both ? 2 : 1;
+        resolutions[0] = resolutions[1] = c.res;
+    }
     print_header();
     for (int k = 0; k < nk; ++k) {
         bench_options o = c.base;
         o.kind = kinds[k];
-        o.res = o.kind == BENCH_CLOTH_LIFT ? 24 : 6;
+        o.res = resolutions[k];
         int32_t sizes[6] = {1, 16, 256, 1024, 4096, 8192};
         int ns = c.scaling ? 6 : 1;
         for (int s = 0; s < ns; ++s) {
@@ -411,9 +462,9 @@ int main(int argc, char** argv) {
     return failed ? 1 : 0;
 usage:
     fprintf(stderr,
-            "usage: %s [--workload cloth-lift|soft-lift|both] [--envs N] [--substeps N] [--iterations N]\n"
+            "usage: %s [--workload cloth-lift|soft-lift|both|game-cloth] [--envs N] [--substeps N] [--iterations N]\n"
             "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
-            "          [--attribution] [--scaling] [--quiet] [--body-translation]\n",
+            "          [--attribution] [--scaling] [--quiet] [--body-translation] [--threads N] [--hz F] [--res N]\n",
             argv[0]);
     return 2;
 }

@@ -28,7 +28,8 @@ double bench_workload_estimate_bytes(const bench_options* o) {
     double verts = o->kind == BENCH_CLOTH_LIFT ? (double)o->res * o->res : (double)o->res * o->res * o->res;
     /* ~250 B per particle of model+state+adjacency, and per particle/edge/face candidate against 4
      * shapes ~100 B of candidates + records; a cloth has ~3 edges and 2 faces per vertex. */
-    double features = o->kind == BENCH_CLOTH_LIFT ? 6.0 * verts : 3.0 * verts;
+    if (o->kind == BENCH_GAME_CLOTH) verts = (double)o->res * o->res;
+    double features = o->kind == BENCH_SOFT_LIFT ? 3.0 * verts : 6.0 * verts;
     return (double)o->envs * (250.0 * verts + 4.0 * features * 100.0);
 }
 
@@ -61,19 +62,25 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     wd.disable_flags = o->flags & ~BENCH_DETERMINISTIC;
     wd.deterministic = (o->flags & BENCH_DETERMINISTIC) != 0;
     wd.feature_flags = o->features;
+    wd.cpu_threads = o->threads;
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &wd, &out->world);
     if (r != DFM_OK) return r;
     out->envs = o->envs;
     out->res = o->res;
+    out->shapes_per_env = o->kind == BENCH_GAME_CLOTH ? 2 : 4;
     out->shapes = (dfm_shape_id*)calloc((size_t)o->envs * 4u, sizeof(dfm_shape_id));
     out->states = (dfm_shape_state*)calloc((size_t)o->envs * 4u, sizeof(dfm_shape_state));
     out->bodies = (dfm_body_id*)calloc((size_t)o->envs, sizeof(dfm_body_id));
     out->kind = o->kind;
-    out->vertex_count = o->kind == BENCH_CLOTH_LIFT ? o->res * o->res : o->res * o->res * o->res;
+    out->vertex_count = o->kind == BENCH_SOFT_LIFT ? o->res * o->res * o->res : o->res * o->res;
     if (!out->shapes || !out->states || !out->bodies) return DFM_ERROR_OUT_OF_HOST_MEMORY;
     for (int32_t e = 0; e < o->envs && r == DFM_OK; ++e) {
         float ox = ENV_SPACING * (float)e;
         dfm_body_id body;
+        if (o->kind == BENCH_GAME_CLOTH) {
+            r = bench_game_cloth_add_env(out, e, ox);
+            continue;
+        }
         if (o->kind == BENCH_CLOTH_LIFT) {
             /* Hanging in the x-z plane from its top row (pinned: a hook) between the open pads. */
             dfm_cloth_def cd = dfm_cloth_def_default();
@@ -119,12 +126,15 @@ static double smooth01(double s) {
 }
 
 double bench_workload_lift(const bench_workload* w, double t) {
+    if (w->kind == BENCH_GAME_CLOTH) return 0.0; /* nothing lifts */
     double t0 = w->kind == BENCH_CLOTH_LIFT ? LIFT_T : 0.5;
     return t < t0 ? 0.0 : LIFT_SPEED * (t - t0);
 }
 
 dfm_result bench_workload_drive(bench_workload* w, double t) {
     float z, half_gap;
+    if (w->kind == BENCH_GAME_CLOTH) /* static shapes: the same states every step */
+        return dfm_world_set_shape_states(w->world, w->shapes, 0, w->states, 0, 2 * w->envs);
     if (!w->start_centroid_z && bench_workload_lift(w, t) > 0.0) { /* the lift begins: where the bodies are now */
         dfm_result r = bench_workload_mark_start(w);
         if (r != DFM_OK) return r;

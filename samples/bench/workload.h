@@ -4,14 +4,15 @@
 /// two open pads: they close on it, the hook lets go and the pads lift it by friction) and
 /// soft-lift (a 6 cm soft cube of 6 x 6 x 6 vertices, 5 tets per cell, on a table: the pads
 /// descend, squeeze and lift it). Each has a table box, two box pads and a palm box on a
-/// scripted path. Environments are 2 m apart along x.
+/// scripted path. game-cloth (game_cloth.c): one cloth of res x res vertices draping over a
+/// sphere on a table box, nothing scripted. Environments are 2 m apart along x.
 #ifndef DFM_BENCH_WORKLOAD_H
 #define DFM_BENCH_WORKLOAD_H
 
 #include <dfm/dfm.h>
 
 /// Workload kinds.
-typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1 } bench_kind;
+typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1, BENCH_GAME_CLOTH = 2 } bench_kind;
 
 /// Options of one run.
 /// Not a disable flag: turns dfm_world_def.deterministic on (its cost shows in the attribution).
@@ -27,14 +28,17 @@ typedef struct bench_options {
     int32_t device;     ///< CUDA device index (CUDA backend).
     uint32_t flags;     ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
     uint32_t features;  ///< dfm_world_def.feature_flags (--body-translation).
+    int32_t threads;    ///< dfm_world_def.cpu_threads (0 = all).
 } bench_options;
 
-/// A built workload: the world, its shapes (4 per environment: table, two pads, palm) and bodies.
+/// A built workload: the world, its shapes (4 per environment: table, two pads, palm; game-cloth:
+/// 2, table and sphere) and bodies.
 typedef struct bench_workload {
     dfm_world* world;
     int32_t envs;
-    dfm_shape_id* shapes;     ///< 4 * envs.
-    dfm_shape_state* states;  ///< 4 * envs, updated by bench_workload_drive.
+    int32_t shapes_per_env;   ///< 4 (gripper workloads) or 2 (game-cloth).
+    dfm_shape_id* shapes;     ///< shapes_per_env * envs.
+    dfm_shape_state* states;  ///< shapes_per_env * envs, updated by bench_workload_drive.
     dfm_body_id* bodies;      ///< The cloth or cube of each environment.
     double* start_centroid_z; ///< Each body's centroid z before the lift (bench_workload_mark_start), m.
     bench_kind kind;
@@ -61,6 +65,14 @@ dfm_result bench_workload_mark_start(bench_workload* w);
 /// Counts the environments whose body rose with the gripper by time t: centroid up by at least
 /// 0.9 of the lift since bench_workload_mark_start (a dropped or slipping body does not).
 dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held);
+
+/// game-cloth: adds environment e's cloth (into bodies[e]) and its two shapes at offset ox (m)
+/// along x, their states into states[2e], states[2e + 1] (game_cloth.c).
+dfm_result bench_game_cloth_add_env(bench_workload* w, int32_t e, float ox);
+
+/// Environment 0's body: its lowest vertex height and its centroid height, m (game-cloth: where
+/// the cloth lies after the run; the table top is z = 0).
+dfm_result bench_workload_body_z(bench_workload* w, double* min_z, double* centroid_z);
 
 /// Frees everything.
 void bench_workload_free(bench_workload* w);

@@ -1,13 +1,15 @@
 /// The CPU backend's parallel contact detection (chunks of the candidate list detected by OpenMP
 /// workers, concatenated in candidate order) gives bitwise the same trajectories, record counts
 /// and dropped counts as the serial detection, for 1, 2 and 3 worker threads:
-/// - a 20 x 20 cloth dropped onto a sphere, a box and a plane (7k candidate pairs, above the
-///   4096-candidate threshold of the parallel path; chaotic, so any reordering would show);
-/// - the same with contact_capacity 150 (records dropped every advance: the kept ones must be
-///   the first 150 in candidate order, as in the serial path).
-/// - an 80 x 80 cloth (6400 particles, colors of ~1070: above the thresholds of the parallel guess,
-///   friction and reaction passes) dropped just above the same shapes, 2 x 4 solver counts, 15
-///   steps; here the shapes' reaction forces must be bitwise equal too.
+/// - a 20 x 20 cloth dropped onto a sphere, a box and a plane (7k candidate pairs: below the
+///   32768-candidate threshold of the parallel detection, DFM_CPU_DETECT_PARALLEL_MIN, so only the
+///   thread count changes; chaotic, so any reordering would show);
+/// - an 80 x 80 cloth (6400 particles, colors of ~1070, ~10^5 candidates: above the thresholds of
+///   the parallel detection, guess, friction, residual and reaction passes) dropped just above the
+///   same shapes, 2 x 4 solver counts, 15 steps; here the shapes' reaction forces must be bitwise
+///   equal too;
+/// - the same with contact_capacity 1500 (records dropped every advance: the kept ones must be
+///   the first 1500 in candidate order, as in the serial path).
 /// Fails if a thread count changes any position bit, reaction bit or counter.
 #include "contact_scenes.h"
 
@@ -58,12 +60,13 @@ static void run_scene(int32_t threads, int32_t capacity, int large, run_out* out
 
 int main(void) {
     static run_out serial, par;
-    const int32_t capacities[3] = {0, 150, 0};
+    const int32_t capacities[3] = {0, 0, 1500};
     for (int c = 0; c < 3; ++c) {
-        const int large = c == 2;
+        const int large = c >= 1;
         run_scene(1, capacities[c], large, &serial);
-        CHECK(serial.stats.candidate_pairs >= 4096, "only %lld candidates: the parallel path would not run",
-              (long long)serial.stats.candidate_pairs);
+        if (large) /* DFM_CPU_DETECT_PARALLEL_MIN (kernels/cpu/cpu_threads.h) */
+            CHECK(serial.stats.candidate_pairs >= 32768, "only %lld candidates: the parallel path would not run",
+                  (long long)serial.stats.candidate_pairs);
         CHECK(serial.stats.active > 0, "no contacts");
         if (capacities[c]) CHECK(serial.stats.dropped_total > 0, "capacity %d dropped nothing", capacities[c]);
         for (int32_t t = 2; t <= 3; ++t) {
