@@ -205,12 +205,18 @@ int dfm_cpu_bvh_brute(const dfm_bvh_input* in, dfm_bvh_pair* pairs, int64_t capa
     *out_count = 0;
     int r = dfm_bvh_validate(in, err, n);
     if (r != DFM_OK) return r;
+    /* the tree boxes once, so that the inner loop is the overlap test and the filters */
+    dfm_bvh_box* tb = (dfm_bvh_box*)malloc(sizeof(dfm_bvh_box) * (size_t)in->tree_count);
+    if (!tb) {
+        snprintf(err, n, "bvh brute force: out of host memory for %d boxes", (int)in->tree_count);
+        return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (int32_t t = 0; t < in->tree_count; ++t) tb[t] = dfm_bvh_prim_box(in->tree_prims + t, in->x, 0.0f);
     int64_t total = 0;
     for (int32_t q = 0; q < in->query_count; ++q) {
         dfm_bvh_box qb = dfm_bvh_prim_box(in->query_prims + q, in->x, in->radius);
-        for (int32_t t = 0; t < in->tree_count; ++t) {
-            dfm_bvh_box tb = dfm_bvh_prim_box(in->tree_prims + t, in->x, 0.0f);
-            if (!dfm_bvh_box_overlap(&qb, &tb)) continue;
+        for (int32_t t = in->self_set ? q + 1 : 0; t < in->tree_count; ++t) {
+            if (!dfm_bvh_box_overlap(&qb, tb + t)) continue;
             if (!dfm_bvh_pair_reported(q, in->query_prims + q, t, in->tree_prims + t, in->self_set, in->filter))
                 continue;
             if (total < capacity) {
@@ -220,6 +226,7 @@ int dfm_cpu_bvh_brute(const dfm_bvh_input* in, dfm_bvh_pair* pairs, int64_t capa
             ++total;
         }
     }
+    free(tb);
     *out_count = total;
     return total > capacity ? dfm_bvh_overflow(total, capacity, err, n) : DFM_OK;
 }
