@@ -4,7 +4,8 @@
 /// the soup and folded-cloth scenes of tests/support/bvh_scenes.h, vertex-triangle and edge-edge,
 /// with the filters; then a refit after motion (== the CPU refit and == the independent brute
 /// force), an overflow (DFM_ERROR_CAPACITY, true count, the first pairs kept) and two runs
-/// (bitwise equal). Skips (77) without a usable CUDA device.
+/// (bitwise equal). `--small`: smaller scenes, for compute-sanitizer. Skips (77) without a usable
+/// CUDA device.
 #include "bvh_cpu.h"
 #include "bvh_cuda.h"
 #include "bvh_scenes.h"
@@ -114,15 +115,16 @@ static void scene_pair(bvh_scene* s, dfm_bvh_input in, const char* what) {
     dfm_cpu_bvh_free(&b);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+    int small = argc > 1 && strcmp(argv[1], "--small") == 0; /* for compute-sanitizer (run-on-gpu.sh) */
     if (dfm_cuda_device_count() < 1) {
         printf("no usable CUDA device\n");
         return 77;
     }
-    bvh_scene soup = bvh_scene_soup(6, 2000, 0.02f);
+    bvh_scene soup = bvh_scene_soup(6, small ? 300 : 2000, 0.02f);
     scene_pair(&soup, bvh_input_vt(&soup, 0.01f), "soup vertex-triangle");
     scene_pair(&soup, bvh_input_ee(&soup, 0.01f), "soup edge-edge");
-    bvh_scene fold = bvh_scene_fold(65, 0.01f, 1);
+    bvh_scene fold = bvh_scene_fold(small ? 17 : 65, 0.01f, 1);
     scene_pair(&fold, bvh_input_vt(&fold, 0.015f), "fold vertex-triangle");
     scene_pair(&fold, bvh_input_ee(&fold, 0.015f), "fold edge-edge");
     bvh_scene_free(&soup);
