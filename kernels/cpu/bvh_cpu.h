@@ -48,7 +48,8 @@ int dfm_cpu_bvh_build(dfm_cpu_bvh* b, const dfm_bvh_input* in, char* err, size_t
 /// primitives). Serial, in the order leaves arrive (bvh_build.h): the same boxes as the CUDA refit.
 int dfm_cpu_bvh_refit(dfm_cpu_bvh* b, const dfm_bvh_input* in, char* err, size_t err_size);
 
-/// Queries every in->query_prims box (inflated by in->radius) against the built tree. Writes the
+/// Queries every in->query_prims box (inflated by in->radius) against the built tree (`in` is the
+/// input of the last build, validated there; positions as of the last build or refit). Writes the
 /// first min(count, capacity) pairs in the order of bvh_query.h and sets *out_count to the true
 /// number of pairs. Returns DFM_OK, or DFM_ERROR_CAPACITY when the pairs exceed `capacity`
 /// (the list then holds the first `capacity` of them and err says how many were found).

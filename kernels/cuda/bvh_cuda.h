@@ -39,7 +39,9 @@ void dfm_cuda_bvh_destroy(dfm_cuda_bvh* b);
 int dfm_cuda_bvh_build(dfm_cuda_bvh* b, const dfm_bvh_input* in, char* err, size_t err_size);
 /// Uploads new positions in->x (same primitives as the build) and refits every box.
 int dfm_cuda_bvh_refit(dfm_cuda_bvh* b, const dfm_bvh_input* in, char* err, size_t err_size);
-/// Runs the query (count pass, CUB exclusive scan, emit pass) and copies the pair list back:
+/// Runs the query of the primitives uploaded by the last build (`in` must be that build's input;
+/// radius and self_set are read here) with a count pass, a CUB exclusive scan and an emit pass,
+/// and copies the pair list back:
 /// the first min(count, capacity) pairs into `pairs` (room for `capacity` of them, at most the
 /// created capacity), *out_count the true count. DFM_ERROR_CAPACITY when pairs were left out.
 int dfm_cuda_bvh_query(dfm_cuda_bvh* b, const dfm_bvh_input* in, dfm_bvh_pair* pairs, int64_t capacity,
