@@ -75,7 +75,8 @@ static void rotate_inv(const double* q, const double* p, double* l) {
 
 typedef struct outcome {
     double rest_speed, rest_spin, sag, deepest, rest_force_z, rest_impulse_z, weight;
-    double apex_growth; /* largest rise of an apex over the one before, m (the box's energy growing) */
+    double apex_growth; /* largest rise of the box's energy at an apex over the one before, as a height:
+                           (E - E_prev) / (m g), m (the box's energy growing) */
     int apexes;
 } outcome;
 
@@ -169,9 +170,12 @@ static outcome run(double mass, int implicit, int backend, double* z_trace) {
             o.deepest = fmax(o.deepest, depth);
         }
         touched |= f[2] != 0.0f;
-        if (touched && prev_vz > 0.0 && b.v[2] <= 0.0) { /* an apex */
-            if (isfinite(last_apex)) o.apex_growth = fmax(o.apex_growth, b.x[2] - last_apex);
-            last_apex = b.x[2];
+        if (touched && prev_vz > 0.0 && b.v[2] <= 0.0) { /* an apex: the box's energy there, as a height */
+            const double v2 = b.v[0] * b.v[0] + b.v[1] * b.v[1] + b.v[2] * b.v[2];
+            const double w2 = b.w[0] * b.w[0] + b.w[1] * b.w[1] + b.w[2] * b.w[2];
+            const double e_height = b.x[2] + (0.5 * v2 + 0.5 * b.inertia / mass * w2) / kG;
+            if (isfinite(last_apex)) o.apex_growth = fmax(o.apex_growth, e_height - last_apex);
+            last_apex = e_height;
             ++o.apexes;
         }
         prev_vz = b.v[2];
@@ -203,8 +207,12 @@ static outcome run(double mass, int implicit, int backend, double* z_trace) {
 /// The implicit checks of one case (prints its figures).
 static void check_implicit(const outcome* o, double mass, const char* backend) {
     const int rests = o->rest_speed < 0.02 && o->rest_spin < 0.1;
-    CHECK(o->apexes >= 2 && o->apex_growth < 1e-3, "%s, %.0f kg box: %d apexes, one %.4f m above the one before",
-          backend, mass, o->apexes, o->apex_growth);
+    /* The box trades energy with the swinging hammock, so its own energy at an apex may rise a
+     * little (3.2 mm of height for the 20 kg box in one session-9 H200 run, tilted and spinning);
+     * the pump this guards against raised it 1.29 m. Bound: 1% of the 0.25 m drop. */
+    CHECK(o->apexes >= 2 && o->apex_growth < 2.5e-3,
+          "%s, %.0f kg box: %d apexes, the box's energy at one %.4f m (as a height) above the one before", backend,
+          mass, o->apexes, o->apex_growth);
     CHECK(o->sag > 0.0 && o->sag < 0.4, "%s, %.0f kg box not carried (sag %.3f m)", backend, mass, o->sag);
     CHECK(o->deepest < 0.005, "%s, %.0f kg box: a particle %.4f m inside", backend, mass, o->deepest);
     CHECK(fabs(o->rest_force_z - o->rest_impulse_z) < 0.1 * o->weight,
@@ -221,7 +229,7 @@ static void print_outcome(const outcome* o, double mass, const char* what) {
     printf(
         "%4.0f kg box, %s: speed / spin over the last 0.5 s %.4f m/s / %.4f rad/s (limits 0.02 / 0.1); bottom %.4f m "
         "below the pins; deepest particle in the box %.4f m; mean reaction z %.3f N (weight %.3f N, ratio %.4f; "
-        "from the corrections %.3f N); %d apexes, largest rise %.4f m\n",
+        "from the corrections %.3f N); %d apexes, largest energy rise %.4f m (as a height)\n",
         mass, what, o->rest_speed, o->rest_spin, o->sag, o->deepest, o->rest_force_z, o->weight,
         o->rest_force_z / o->weight, o->rest_impulse_z, o->apexes, o->apex_growth);
 }
