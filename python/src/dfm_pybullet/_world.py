@@ -1,7 +1,7 @@
 """World: the dfm world a pybullet client's plugin steps, seen from Python."""
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -11,11 +11,14 @@ from ._errors import DfmError
 
 @dataclass(frozen=True)
 class Body:
-    """A deformable body of a World: ``kind`` "cloth" or "volume", ``vertex_count`` vertices."""
+    """A deformable body of a World: ``kind`` "cloth" or "volume", ``vertex_count`` vertices,
+    ``elements`` its mesh as the body was made: (m, 3) int32 triangles of a cloth or (m, 4) int32
+    tetrahedra of a volume, vertex indices into positions() (read-only; for drawing)."""
 
     kind: str
     vertex_count: int
     _id: _native.BodyId
+    elements: np.ndarray = field(default=None, compare=False, repr=False)
 
 
 def _float_ptr(a):
@@ -133,7 +136,9 @@ class World:
         self._material(d, _native.CLOTH_MATERIAL, material, "add_cloth")
         body = _native.BodyId()
         self._check(world, lib.dfm_world_add_cloth(world, ctypes.byref(d), ctypes.byref(body)), "add_cloth")
-        return Body("cloth", int(xyz.shape[0]), body)
+        mesh = tri.copy()  # tri may be the caller's own array
+        mesh.setflags(write=False)
+        return Body("cloth", int(xyz.shape[0]), body, mesh)
 
     def add_soft_box(self, lo, hi, resolution=(4, 4, 4), environment=0, **material):
         """Adds a soft box of tetrahedra between corners ``lo`` and ``hi`` (m, world frame), with
@@ -163,7 +168,8 @@ class World:
         self._material(d, _native.VOLUME_MATERIAL, material, "add_soft_box")
         body = _native.BodyId()
         self._check(world, lib.dfm_world_add_volume(world, ctypes.byref(d), ctypes.byref(body)), "add_soft_box")
-        return Body("volume", int(xyz.shape[0]), body)
+        tets.setflags(write=False)
+        return Body("volume", int(xyz.shape[0]), body, tets)
 
     # -- readers ---------------------------------------------------------------------------
     def positions(self, body, out=None):
