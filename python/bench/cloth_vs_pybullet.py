@@ -6,14 +6,14 @@ DIRECT client: pybullet's deformable world (RESET_USE_DEFORMABLE_WORLD, loadSoft
 generated OBJ grid with useMassSpring, bending springs) and dfm through dfm_pybullet at
 1 x 10 and 4 x 10 (substeps x iterations per 240 Hz step). Prints the wall-clock ms per
 stepSimulation after a warm-up (the whole pybullet step: collision, the cloth, the plugin), and
-the process CPU ms (less disturbed by other processes on shared cores; both single-threaded), and
+the process CPU ms (summed over threads: pybullet steps on one, dfm's CPU backend on all cores), and
 whether each cloth rests on the box: every vertex between 5 mm below and 20 mm above the top
 (a cloth through the box ends 0.1 m lower, on the ground). Exits 1 if one does not rest.
 
     build-py/venv/bin/python python/bench/cloth_vs_pybullet.py            # ~1.5 min on 2 idle cores
     build-py/venv/bin/python python/bench/cloth_vs_pybullet.py --smoke    # 10 steps, ~2 s: runs, cloths on the box
 
-Timings are wall clock of this machine: on shared cores they are noisy; compare within a run.
+Timings are this machine's: on shared cores they are noisy (print the load); compare within a run.
 """
 
 import argparse
