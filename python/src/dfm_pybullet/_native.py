@@ -47,6 +47,9 @@ class VolumeDef(ctypes.Structure):
     ]
 
 
+#: dfm_vertex_mode (dfm_types.h).
+VERTEX_DYNAMIC, VERTEX_PINNED, VERTEX_KINEMATIC = 0, 1, 2
+
 #: Material fields a caller may set on each def (floats; everything else is filled by the package).
 CLOTH_MATERIAL = ("density", "stretch_mu", "stretch_lambda", "stretch_damping", "bend_stiffness", "bend_damping",
                   "contact_radius", "air_drag")
@@ -73,6 +76,8 @@ _SIGNATURES = {
     "dfm_world_add_cloth": (_i, [ctypes.c_void_p, ctypes.POINTER(ClothDef), ctypes.POINTER(BodyId)]),
     "dfm_world_add_volume": (_i, [ctypes.c_void_p, ctypes.POINTER(VolumeDef), ctypes.POINTER(BodyId)]),
     "dfm_body_get_positions": (_i, [ctypes.c_void_p, BodyId, _i, _i, _pf, _i]),
+    "dfm_body_set_vertex_mode": (_i, [ctypes.c_void_p, BodyId, _pi, _i, _i]),
+    "dfm_body_set_kinematic_targets": (_i, [ctypes.c_void_p, BodyId, _pi, _i, _pf, _i]),
     "dfm_cloth_grid_counts": (_i, [_i, _i, _pi, _pi]),
     "dfm_cloth_grid_generate": (_i, [_i, _i, _pf, _pf, _pf, _pf, _pi]),
     "dfm_tet_box_counts": (_i, [_i, _i, _i, _pi, _pi]),

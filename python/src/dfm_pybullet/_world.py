@@ -1,7 +1,7 @@
 """World: the dfm world a pybullet client's plugin steps, seen from Python."""
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -11,11 +11,14 @@ from ._errors import DfmError
 
 @dataclass(frozen=True)
 class Body:
-    """A deformable body of a World: ``kind`` "cloth" or "volume", ``vertex_count`` vertices."""
+    """A deformable body of a World: ``kind`` "cloth" or "volume", ``vertex_count`` vertices,
+    ``elements`` its mesh as the body was made: (m, 3) int32 triangles of a cloth or (m, 4) int32
+    tetrahedra of a volume, vertex indices into positions() (read-only; for drawing)."""
 
     kind: str
     vertex_count: int
     _id: _native.BodyId
+    elements: np.ndarray = field(default=None, compare=False, repr=False)
 
 
 def _float_ptr(a):
@@ -133,7 +136,9 @@ class World:
         self._material(d, _native.CLOTH_MATERIAL, material, "add_cloth")
         body = _native.BodyId()
         self._check(world, lib.dfm_world_add_cloth(world, ctypes.byref(d), ctypes.byref(body)), "add_cloth")
-        return Body("cloth", int(xyz.shape[0]), body)
+        mesh = tri.copy()  # tri may be the caller's own array
+        mesh.setflags(write=False)
+        return Body("cloth", int(xyz.shape[0]), body, mesh)
 
     def add_soft_box(self, lo, hi, resolution=(4, 4, 4), environment=0, **material):
         """Adds a soft box of tetrahedra between corners ``lo`` and ``hi`` (m, world frame), with
@@ -163,7 +168,50 @@ class World:
         self._material(d, _native.VOLUME_MATERIAL, material, "add_soft_box")
         body = _native.BodyId()
         self._check(world, lib.dfm_world_add_volume(world, ctypes.byref(d), ctypes.byref(body)), "add_soft_box")
-        return Body("volume", int(xyz.shape[0]), body)
+        tets.setflags(write=False)
+        return Body("volume", int(xyz.shape[0]), body, tets)
+
+    # -- pins and kinematic targets ---------------------------------------------------------
+    @staticmethod
+    def _vertex_list(body, indices, caller):
+        if not isinstance(body, Body):
+            raise TypeError(f"{caller}() takes a Body from add_cloth/add_soft_box, not {type(body).__name__}")
+        idx = np.asarray(indices)
+        if idx.ndim == 0:
+            idx = idx.reshape(1)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise TypeError(f"{caller}(): indices must be a sequence of ints (vertex indices), not {indices!r}")
+        return np.ascontiguousarray(idx, dtype=np.int32)
+
+    def _set_mode(self, body, indices, mode, caller):
+        idx = self._vertex_list(body, indices, caller)
+        world = self._world()
+        self._check(world, self._lib.dfm_body_set_vertex_mode(world, body._id, _int_ptr(idx), idx.size, mode), caller)
+
+    def set_pinned(self, body, indices):
+        """Pins the body's vertices ``indices`` (a sequence of vertex indices, as in positions()):
+        each holds where it is now, at zero velocity, until set_dynamic. dfm_body_set_vertex_mode
+        (DFM_VERTEX_PINNED); DfmError with dfm's message for an index out of range or an empty list."""
+        self._set_mode(body, indices, _native.VERTEX_PINNED, "set_pinned")
+
+    def set_dynamic(self, body, indices):
+        """Returns pinned or kinematic vertices ``indices`` to simulation (DFM_VERTEX_DYNAMIC)."""
+        self._set_mode(body, indices, _native.VERTEX_DYNAMIC, "set_dynamic")
+
+    def set_kinematic_targets(self, body, indices, targets):
+        """Makes the vertices ``indices`` kinematic with ``targets`` ((len(indices), 3) m, world
+        frame): during the next dfm step (the next internal pybullet step) each moves linearly from
+        where it is to its target, its velocity the displacement / dt, and stays there until new
+        targets or set_dynamic. With pybullet's numSubSteps > 1 the target is reached in the first
+        internal step of a stepSimulation. dfm_body_set_kinematic_targets."""
+        idx = self._vertex_list(body, indices, "set_kinematic_targets")
+        tgt = np.ascontiguousarray(np.asarray(targets, dtype=np.float32))
+        if tgt.shape != (idx.size, 3):
+            raise ValueError(f"set_kinematic_targets(): targets must be ({idx.size}, 3) (m), one per index; "
+                             f"got {tgt.shape}")
+        world = self._world()
+        self._check(world, self._lib.dfm_body_set_kinematic_targets(world, body._id, _int_ptr(idx), idx.size,
+                                                                    _float_ptr(tgt), 0), "set_kinematic_targets")
 
     # -- readers ---------------------------------------------------------------------------
     def positions(self, body, out=None):
