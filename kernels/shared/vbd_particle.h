@@ -77,9 +77,14 @@ DFM_HD void dfm_vbd_accumulate_tris(const dfm_vbd_view* v, int32_t i, int32_t fi
             x[c] = dfm_v3_load(v->x + 3 * p);
             xn[c] = dfm_v3_load(v->x_prev + 3 * p);
         }
-        float own[3]; /* coefficients per visit when the view has none (vbd_coef.h) */
-        const float* coef = v->tri_coef ? v->tri_coef + 3 * t : own;
-        if (!v->tri_coef) dfm_membrane_coef(v->tri_area[t], mat[0], mat[1], mat[2], v->h, own);
+        /* Coefficients per visit when the view has none (vbd_coef.h). Copied into a local array,
+         * never selected by pointer: a pointer to either global or local memory kept the array
+         * out of registers on CUDA. */
+        float coef[3];
+        if (v->tri_coef)
+            for (int c = 0; c < 3; ++c) coef[c] = v->tri_coef[3 * t + c];
+        else
+            dfm_membrane_coef(v->tri_area[t], mat[0], mat[1], mat[2], v->h, coef);
         dfm_membrane_force_hessian_coef(x, xn, v->tri_dinv + 4 * t, v->tri_area[t], mat[0], coef, corner, f, H);
     }
 }
@@ -97,9 +102,11 @@ DFM_HD void dfm_vbd_accumulate_edges(const dfm_vbd_view* v, int32_t i, int32_t f
             x[c] = dfm_v3_load(v->x + 3 * p);
             xn[c] = dfm_v3_load(v->x_prev + 3 * p);
         }
-        float own[2];
-        const float* coef = v->edge_coef ? v->edge_coef + 2 * e : own;
-        if (!v->edge_coef) dfm_bending_coef(v->edge_rest_length[e], mat[0], mat[1], v->h, own);
+        float coef[2];
+        if (v->edge_coef)
+            for (int c = 0; c < 2; ++c) coef[c] = v->edge_coef[2 * e + c];
+        else
+            dfm_bending_coef(v->edge_rest_length[e], mat[0], mat[1], v->h, coef);
         const float thn = v->edge_start_angle ? v->edge_start_angle[e]
                                               : (coef[1] != 0.0f ? dfm_bending_start_angle(xn) : NAN);
         dfm_bending_force_hessian_coef(x, thn, v->edge_rest_angle[e], coef, corner, f, H);
@@ -119,9 +126,11 @@ DFM_HD void dfm_vbd_accumulate_tets(const dfm_vbd_view* v, int32_t i, int32_t fi
             x[c] = dfm_v3_load(v->x + 3 * p);
             xn[c] = dfm_v3_load(v->x_prev + 3 * p);
         }
-        float own[3];
-        const float* coef = v->tet_coef ? v->tet_coef + 3 * t : own;
-        if (!v->tet_coef) dfm_tet_coef(v->tet_volume[t], mat[0], mat[1], mat[2], v->h, own);
+        float coef[3];
+        if (v->tet_coef)
+            for (int c = 0; c < 3; ++c) coef[c] = v->tet_coef[3 * t + c];
+        else
+            dfm_tet_coef(v->tet_volume[t], mat[0], mat[1], mat[2], v->h, coef);
         dfm_tet_force_hessian_coef(x, xn, v->tet_dminv + 9 * t, v->tet_volume[t], mat[0], coef, corner, f, H);
     }
 }
