@@ -10,14 +10,13 @@ final hold, rendered by pybullet's getCameraImage with the cloth added as a visu
 
 import argparse
 import os
-import struct
 import sys
-import zlib
 
 import numpy as np
 import pybullet as p
 
 import dfm_pybullet
+from dfm_pybullet.picture import write_png
 
 TOP = 0.1  # table top, m
 PAD_X = 0.225  # pads just past the table edge (x = 0.2), m
@@ -25,20 +24,6 @@ PAD_HALF = [0.02, 0.05, 0.01]
 NU, NV = 16, 5  # cloth vertices along x and y
 DENSITY = 2.0  # kg/m^2
 SIZE = (0.3, 0.08)  # m
-
-
-def write_png(path, rgb):
-    """Writes an (h, w, 3) uint8 array as a PNG (stdlib only)."""
-    h, w, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-    png += chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
-    with open(path, "wb") as f:
-        f.write(png)
 
 
 def box(c, mass, half, pos, rgba):

@@ -15,14 +15,13 @@ Needs the dfm_pybullet package (pip install ./python; docs/pybullet.md).
 
 import argparse
 import os
-import struct
 import sys
-import zlib
 
 import numpy as np
 import pybullet as p
 
 import dfm_pybullet
+from dfm_pybullet.picture import write_png
 
 G = 9.81
 BOX_MASS = 0.2  # kg
@@ -31,20 +30,6 @@ CUBE = 0.1  # edge, m
 CUBE_DENSITY = 500.0  # kg/m^3: 0.5 kg
 DROP = 0.03  # m above the box top
 CONTACT_RADIUS = 0.002  # dfm's default, m
-
-
-def write_png(path, rgb):
-    """Writes an (h, w, 3) uint8 array as a PNG (stdlib only; as in sample 09)."""
-    h, w, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-    png += chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
-    with open(path, "wb") as f:
-        f.write(png)
 
 
 def surface_triangles(tets):
