@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "vbd_cpu.h"
+#include "vbd_simd.h"
 #include "world_internal.h"
 
 void dfm_step_fill_shapes(dfm_world* w, float a0, float a1, dfm_shape_rt* out) {
@@ -190,6 +191,23 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         view.tet_coef = view.edge_coef + 2 * (size_t)m->edge_count;
         dfm_cpu_vbd_coefficients(&view, m->tri_count, m->tet_count);
     }
+    /* The lane layout of the per-color solve (vbd_simd.h), refilled every step (this step's
+     * coefficients and materials); its buffer grows only when the model does. */
+    dfm_cpu_simd simd = {dfm_cpu_simd_width(), NULL};
+    if (simd.width) {
+        size_t need = dfm_cpu_simd_fill(simd.width, &view, m->color_count, m->color_offsets, m->color_particles,
+                                        w->simd_layout, w->simd_layout_cap);
+        if (need > w->simd_layout_cap) {
+            void* p = realloc(w->simd_layout, need);
+            if (!p) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the lane layout");
+            w->simd_layout = p;
+            w->simd_layout_cap = need;
+            need = dfm_cpu_simd_fill(simd.width, &view, m->color_count, m->color_offsets, m->color_particles,
+                                     w->simd_layout, w->simd_layout_cap);
+        }
+        simd.layout = w->simd_layout;
+        if (!need) simd.width = 0;
+    }
     dfm_cpu_convergence conv;
     memset(&conv, 0, sizeof(conv));
     conv.norms = w->residual_norms;
@@ -213,7 +231,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         if (coupled) dfm_host_bodies_begin_advance(&hosts, h);
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
-                            s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL);
+                            s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL, simd.width ? &simd : NULL);
         emitted[s] = use_contacts ? c->count : 0;
         if (coupled) dfm_host_bodies_end_advance(&hosts, h);
     }

@@ -161,6 +161,7 @@ void dfm_world_destroy(dfm_world* w) {
     free(w->step_emitted);
     free(w->residual_norms);
     free(w->element_coef);
+    free(w->simd_layout);
     free(w->body_record_offsets);
     free(w->body_records);
     free(w->particle_slides);

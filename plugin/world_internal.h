@@ -61,6 +61,9 @@ struct dfm_world {
     int32_t residual_norms_cap;
     float* element_coef; ///< CPU step scratch: per-element coefficients (vbd_coef.h), element_coef_cap floats.
     int64_t element_coef_cap;
+    void*
+        simd_layout; ///< CPU step scratch: the lane layout of the per-color solve (vbd_simd.h), simd_layout_cap bytes.
+    size_t simd_layout_cap;
     char last_error[512];
     struct dfm_world_solver* solver; ///< Current provider and its ops (never NULL after creation; solver_internal.h).
 };

@@ -22,10 +22,10 @@
 #include "contact_sheet.h"
 #include "host_bodies_cpu.h"
 #include "vbd_particle.h"
+#include "vbd_simd.h"
 
-/// Solves particle i of a color with its contact force/Hessian.
-static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i) {
-    if (view->mode[i] != 0) return;
+void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f_out,
+                            dfm_m33* H_out) {
     dfm_v3 f = dfm_v3_zero();
     dfm_m33 H = dfm_m33_zero();
     if (cc && cc->gather) {
@@ -35,7 +35,17 @@ static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* c
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) H.m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
     }
-    dfm_vbd_solve_particle(view, i, f, H);
+    dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
+}
+
+/// Solves particle i of a color with its contact force/Hessian (dfm_vbd_solve_particle's stages).
+static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i) {
+    if (view->mode[i] != 0) return;
+    dfm_v3 f;
+    dfm_m33 H;
+    dfm_cpu_particle_start(view, cc, i, &f, &H);
+    dfm_vbd_accumulate_elements(view, i, &f, &H);
+    dfm_vbd_particle_newton(view, i, f, H);
 }
 
 /// A color's particles for solve_range.
@@ -54,7 +64,11 @@ static void solve_range(void* p, int32_t begin, int32_t end) {
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
 /// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN).
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
-                        int32_t begin, int32_t end, int nt) {
+                        int32_t begin, int32_t end, int nt, const dfm_cpu_simd* simd, int32_t c) {
+    if (simd) {
+        dfm_cpu_simd_solve_color(simd, view, cc, c, nt);
+        return;
+    }
     solve_ctx s = {view, cc, color_particles + begin};
     dfm_cpu_run(dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN), nt, end - begin, solve_range, &s);
 }
@@ -140,7 +154,8 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
 
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies) {
+                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies,
+                         const struct dfm_cpu_simd* simd) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -183,7 +198,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
             if (cc && !cc->gather) dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
-            solve_color(view, cc, color_particles, begin, end, nt);
+            solve_color(view, cc, color_particles, begin, end, nt, simd, c);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);

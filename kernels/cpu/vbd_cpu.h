@@ -8,6 +8,8 @@
 #include "cpu_threads.h"
 #include "vbd_view.h"
 
+struct dfm_cpu_simd;
+
 /// The convergence figure of one advance (world_stats.force_residual_*): each dynamic particle's
 /// local force residual at the end of the advance, the norm of the force its balance still needs
 /// less the contact forces it received (N; 0 when converged, and for pinned and kinematic ones).
@@ -34,10 +36,17 @@ typedef struct dfm_cpu_body_solve {
 /// `alpha` is the fraction of the host step reached at the end of this advance (kinematic targets).
 /// `threads` > 0 limits OpenMP workers. Bitwise deterministic for any thread count: particles of
 /// one color are independent. `convergence` (NULL = not measured) is filled at the end. `bodies`
-/// (NULL = off) adds the body-level translation solve after every sweep.
+/// (NULL = off) adds the body-level translation solve after every sweep. `simd` (NULL = the scalar
+/// path) solves each color W particles at a time from its layout (vbd_simd.h; bitwise the same).
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies);
+                         int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies,
+                         const struct dfm_cpu_simd* simd);
+
+/// The start of particle i's local system: its contact force/Hessian (gathered from its records,
+/// or the scatter accumulators; none without contacts) plus inertia and drag
+/// (dfm_vbd_particle_base). Shared by the scalar solve and the lane kernels (vbd_simd_lanes.h).
+void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H);
 
 /// Fills the view's per-element coefficient arrays (kernels/shared/vbd_coef.h) for the substep
 /// view->h: tri_count triangles, view->edge_count hinges, tet_count tets. Once per step (h and the

@@ -1,0 +1,83 @@
+/// @file vbd_simd.c
+/// Run-time choice of the CPU solve's lane width (vbd_simd.h) and the per-color dispatch.
+///
+/// Parallelism review (seed 001):
+/// - P1 level batching: applies-and-done — a color's lane groups are independent; they fork over
+///   the workers from DFM_CPU_SOLVE_PARALLEL_MIN particles (contiguous ranges, so no bit depends on
+///   the split), the colors run in sequence.
+/// - P2 parallel independent columns: applies-and-done — the lanes (vbd_simd_lanes.h).
+/// - P3 loop-invariant hoisting: applies-and-done — the width is read once per step (plugin/step.c);
+///   the layout is filled once per step.
+/// - P4 offline memory layout: see vbd_simd_lanes.h.
+#include "vbd_simd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_threads.h"
+
+int dfm_cpu_simd_width(void) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    const char* e = getenv("DFM_CPU_SIMD");
+    int cap = 8;
+    if (e && (!strcmp(e, "scalar") || !strcmp(e, "off") || !strcmp(e, "0"))) return 0;
+    if (e && (!strcmp(e, "sse2") || !strcmp(e, "4"))) cap = 4;
+    if (cap == 8 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
+    return 4;
+#else
+    return 0;
+#endif
+}
+
+size_t dfm_cpu_simd_fill(int width, const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
+                         const int32_t* color_particles, void* buf, size_t cap) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    if (width == 8) return dfm_cpu_simd8_fill(view, color_count, color_offsets, color_particles, buf, cap);
+    if (width == 4) return dfm_cpu_simd4_fill(view, color_count, color_offsets, color_particles, buf, cap);
+#else
+    (void)width;
+    (void)view;
+    (void)color_count;
+    (void)color_offsets;
+    (void)color_particles;
+    (void)buf;
+    (void)cap;
+#endif
+    return 0;
+}
+
+#if defined(DFM_HAVE_CPU_SIMD)
+/// A color's lane groups for simd_range.
+typedef struct simd_ctx {
+    const dfm_cpu_simd* simd;
+    const dfm_vbd_view* view;
+    const struct dfm_cpu_contacts* cc;
+    int32_t g0;
+} simd_ctx;
+
+/// Solves the color's lane groups g0 + [begin, end).
+static void simd_range(void* p, int32_t begin, int32_t end) {
+    const simd_ctx* s = (const simd_ctx*)p;
+    if (s->simd->width == 8)
+        dfm_cpu_simd8_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
+    else
+        dfm_cpu_simd4_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
+}
+#endif
+
+void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                              int32_t c, int nt) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    int32_t g0, g1;
+    const int32_t n = simd->width == 8 ? dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1)
+                                       : dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1);
+    simd_ctx s = {simd, view, cc, g0};
+    dfm_cpu_run(dfm_cpu_forks(nt, n, DFM_CPU_SOLVE_PARALLEL_MIN), nt, g1 - g0, simd_range, &s);
+#else
+    (void)simd;
+    (void)view;
+    (void)cc;
+    (void)c;
+    (void)nt;
+#endif
+}

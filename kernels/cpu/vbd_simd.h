@@ -1,0 +1,58 @@
+/// @file vbd_simd.h
+/// The CPU per-color solve, W particles at a time (issue 18): a color-ordered, structure-of-arrays
+/// layout of what the solve reads (vbd_simd_lanes.h), filled once per step, and the lane kernels
+/// that walk it: SSE2 (W = 4, the x86-64 baseline) and AVX2 (W = 8, chosen at run time when the
+/// CPU has AVX2 and FMA). Every lane does exactly the scalar path's operations in the same order
+/// (no FMA contraction: the lane TUs compile with -ffp-contract=off; the angle's atan2f is the
+/// scalar libm call per lane), so positions are bitwise those of the scalar path
+/// (tests/cpu/test_cpu_simd_bitwise.c). DFM_CPU_SIMD=scalar (or off, 0) in the environment forces
+/// the scalar path; DFM_CPU_SIMD=sse2 (or 4) caps it at SSE2.
+#ifndef DFM_VBD_SIMD_H
+#define DFM_VBD_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vbd_view.h"
+
+struct dfm_cpu_contacts;
+
+/// One step's lane layout, handed to dfm_cpu_vbd_advance (NULL there = the scalar path).
+typedef struct dfm_cpu_simd {
+    int width;          ///< 4 (SSE2) or 8 (AVX2); the layout was filled for it.
+    const void* layout; ///< From dfm_cpu_simd_fill.
+} dfm_cpu_simd;
+
+/// The lane width this process uses: 8 when the CPU has AVX2 and FMA, else 4 on x86-64 (SSE2),
+/// 0 (scalar) on other targets, after DFM_CPU_SIMD in the environment (read at every call).
+int dfm_cpu_simd_width(void);
+
+/// Fills the layout of width `width` for the view's model (color order, lane groups of `width`
+/// particles, incident elements padded per group; per-element constants of this step, so
+/// view->tri_coef / edge_coef / tet_coef must be filled) into buf when it holds `cap` bytes.
+/// Returns the bytes the layout needs (nothing written when more than cap), 0 when the view
+/// cannot use the lane path (no coefficient arrays, no step-start angles).
+size_t dfm_cpu_simd_fill(int width, const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
+                         const int32_t* color_particles, void* buf, size_t cap);
+
+/// Solves color c's particles from the layout, forking over its lane groups from
+/// DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h). The particles' contact force/Hessian
+/// come from dfm_cpu_particle_start (vbd_cpu.h).
+void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                              int32_t c, int nt);
+
+/// The width-specific entry points (vbd_simd_sse2.c, vbd_simd_avx2.c).
+size_t dfm_cpu_simd4_fill(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
+                          const int32_t* color_particles, void* buf, size_t cap);
+size_t dfm_cpu_simd8_fill(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
+                          const int32_t* color_particles, void* buf, size_t cap);
+/// Color c's lane groups [*g0, *g1) and its particle count.
+int32_t dfm_cpu_simd4_groups(const void* layout, int32_t c, int32_t* g0, int32_t* g1);
+int32_t dfm_cpu_simd8_groups(const void* layout, int32_t c, int32_t* g0, int32_t* g1);
+/// Solves lane groups [g0, g1).
+void dfm_cpu_simd4_solve(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
+                         int32_t g1);
+void dfm_cpu_simd8_solve(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
+                         int32_t g1);
+
+#endif

@@ -1,0 +1,596 @@
+/// @file vbd_simd_lanes.h
+/// The lane kernels of the CPU per-color solve for one width W (DFM_SIMD_W = 4 or 8), included
+/// once by each width's translation unit (vbd_simd_sse2.c, vbd_simd_avx2.c) with DFM_SIMD_W and
+/// DFM_SIMD_NAME(x) defined. GCC/Clang vector extensions; the element math is the scalar
+/// functions of kernels/shared (vbd_membrane.h, vbd_bending.h, vbd_tet.h) written over lanes with
+/// exactly their operations in their order, so every lane's bits are the scalar path's
+/// (tests/cpu/test_cpu_simd_bitwise.c checks it). Branches become per-lane selects (a lane that
+/// the scalar code skips keeps its accumulators' bits, not even +0 is added), the hinge angle's
+/// atan2f is the libm call per active lane, and sqrt and division are the correctly rounded
+/// vector instructions.
+///
+/// Layout (P4), filled once per step by fill(): per color, its particles in lane groups of W
+/// (the last one padded with inactive lanes); per group, slot s of its triangle list holds each
+/// lane particle's s-th incident triangle (an inactive lane where a particle has fewer), then the
+/// hinges, then the tets, each slot one block of per-lane arrays: the vertices' float offsets for
+/// the position gathers, the rest data, this step's coefficients (vbd_coef.h) and the
+/// corner-dependent factors (membrane a, b; tet m), so the sweep reads contiguous W-wide rows.
+///
+/// Parallelism review (seed 001):
+/// - P1 level batching: applies-and-done — the colors are the levels; a color's particles are
+///   independent, so W of them run in the lanes and the lane groups fork over workers for large
+///   colors (vbd_simd.c), the colors in sequence.
+/// - P2 parallel independent columns: applies-and-done — the W lanes are independent particles;
+///   within a lane the element sums keep the scalar order (bitwise results).
+/// - P3 loop-invariant hoisting: applies-and-done — the per-element coefficients and the
+///   corner-dependent factors are packed once per step, not per visit; the hinges' step-start
+///   angles once per advance (vbd_particle.h).
+/// - P4 offline memory layout: applies-and-done for the element data (color order, W-wide rows,
+///   padded per group); applies-TODO for the positions: they stay in particle order (xyz per
+///   particle, the scalar path's and the ABI's layout), so each vertex costs three gathers.
+#ifndef DFM_SIMD_W
+#error "define DFM_SIMD_W (4 or 8) and DFM_SIMD_NAME before including vbd_simd_lanes.h"
+#endif
+
+#include <float.h>
+#include <immintrin.h>
+#include <string.h>
+
+#include "contacts_cpu.h"
+#include "vbd_cpu.h"
+#include "vbd_particle.h"
+#include "vbd_simd.h"
+
+#define W DFM_SIMD_W
+
+typedef float vf __attribute__((vector_size(4 * W)));
+typedef int32_t vi __attribute__((vector_size(4 * W)));
+
+/// A 3-vector over lanes.
+typedef struct v3 {
+    vf x, y, z;
+} v3;
+/// A row-major 3x3 matrix over lanes.
+typedef struct m3 {
+    vf m[3][3];
+} m3;
+
+static inline vf vld(const float* p) {
+    vf r;
+    memcpy(&r, p, sizeof r);
+    return r;
+}
+static inline vi vldi(const int32_t* p) {
+    vi r;
+    memcpy(&r, p, sizeof r);
+    return r;
+}
+static inline void vst(float* p, vf a) { memcpy(p, &a, sizeof a); }
+static inline vf vsplat(float s) { return (vf){0} + s; }
+/// m ? a : b per lane (m: all ones or zeros).
+static inline vf vsel(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+static inline vf vsqrt(vf a) {
+#if W == 8
+    return (vf)_mm256_sqrt_ps((__m256)a);
+#else
+    return (vf)_mm_sqrt_ps((__m128)a);
+#endif
+}
+/// dfm_fmaxf per lane: a when a > b or b is NaN, else b.
+static inline vf vmax(vf a, vf b) { return vsel((a > b) | (b != b), a, b); }
+/// isfinite per lane.
+static inline vi vfinite(vf a) { return (vf)((vi)a & 0x7fffffff) <= FLT_MAX; }
+static inline int vany(vi m) {
+    for (int l = 0; l < W; ++l)
+        if (m[l]) return 1;
+    return 0;
+}
+/// base[idx[l]] per lane (idx: float offsets).
+static inline vf vgather(const float* base, vi idx) {
+#if W == 8
+    return (vf)_mm256_i32gather_ps(base, (__m256i)idx, 4);
+#else
+    vf r;
+    for (int l = 0; l < W; ++l) r[l] = base[idx[l]];
+    return r;
+#endif
+}
+static inline v3 v3_gather(const float* base, vi idx) {
+    v3 r = {vgather(base, idx), vgather(base + 1, idx), vgather(base + 2, idx)};
+    return r;
+}
+
+static inline v3 v3_add(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline v3 v3_sub(v3 a, v3 b) { return (v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline v3 v3_scale(v3 a, vf s) { return (v3){a.x * s, a.y * s, a.z * s}; }
+/// a + b * s (dfm_v3_madd).
+static inline v3 v3_madd(v3 a, v3 b, vf s) { return (v3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
+static inline v3 v3_neg(v3 a) { return (v3){-a.x, -a.y, -a.z}; }
+static inline vf v3_dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline v3 v3_cross(v3 a, v3 b) {
+    return (v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline v3 v3_sel(vi m, v3 a, v3 b) { return (v3){vsel(m, a.x, b.x), vsel(m, a.y, b.y), vsel(m, a.z, b.z)}; }
+static inline vf v3_get(v3 a, int i) { return i == 0 ? a.x : (i == 1 ? a.y : a.z); }
+
+static inline m3 m3_zero(void) {
+    m3 r;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r.m[i][j] = vsplat(0.0f);
+    return r;
+}
+static inline m3 m3_diag(vf s) {
+    m3 r = m3_zero();
+    r.m[0][0] = r.m[1][1] = r.m[2][2] = s;
+    return r;
+}
+static inline m3 m3_add(m3 a, m3 b) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a.m[i][j] += b.m[i][j];
+    return a;
+}
+static inline m3 m3_scale(m3 a, vf s) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a.m[i][j] *= s;
+    return a;
+}
+/// a + s * (u v^T), as dfm_m33_add_outer: a_ij += (s u_i) v_j.
+static inline m3 m3_add_outer(m3 a, v3 u, v3 v, vf s) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a.m[i][j] += s * v3_get(u, i) * v3_get(v, j);
+    return a;
+}
+static inline m3 m3_sel(vi m, m3 a, m3 b) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a.m[i][j] = vsel(m, a.m[i][j], b.m[i][j]);
+    return a;
+}
+static inline v3 m3_col(m3 a, int j) { return (v3){a.m[0][j], a.m[1][j], a.m[2][j]}; }
+static inline vf m3_det(m3 a) {
+    return a.m[0][0] * (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) -
+           a.m[0][1] * (a.m[1][0] * a.m[2][2] - a.m[1][2] * a.m[2][0]) +
+           a.m[0][2] * (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]);
+}
+static inline m3 m3_cofactor(m3 a) {
+    m3 c;
+    c.m[0][0] = a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1];
+    c.m[0][1] = a.m[1][2] * a.m[2][0] - a.m[1][0] * a.m[2][2];
+    c.m[0][2] = a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0];
+    c.m[1][0] = a.m[0][2] * a.m[2][1] - a.m[0][1] * a.m[2][2];
+    c.m[1][1] = a.m[0][0] * a.m[2][2] - a.m[0][2] * a.m[2][0];
+    c.m[1][2] = a.m[0][1] * a.m[2][0] - a.m[0][0] * a.m[2][1];
+    c.m[2][0] = a.m[0][1] * a.m[1][2] - a.m[0][2] * a.m[1][1];
+    c.m[2][1] = a.m[0][2] * a.m[1][0] - a.m[0][0] * a.m[1][2];
+    c.m[2][2] = a.m[0][0] * a.m[1][1] - a.m[0][1] * a.m[1][0];
+    return c;
+}
+
+/* ---- the layout ------------------------------------------------------------------------------ */
+
+/// One lane group: its particles (-1 = padding) and its slot counts.
+typedef struct group {
+    int32_t p[W];
+    int32_t tris, edges, tets; ///< Slots of each kind.
+    int32_t pad;
+    int64_t off; ///< Byte offset of its first block from the layout's start.
+} group;
+
+/// Slot of a triangle per lane (dfm_membrane_force_hessian_coef's inputs).
+typedef struct tri_blk {
+    int32_t on[W];    ///< -1: the scalar path visits this triangle (active material, corner 0..2).
+    int32_t i[3][W];  ///< 3 * vertex index (float offsets into x, x_prev).
+    float dinv[4][W]; ///< D^-1 row-major.
+    float area[W], mu[W], lam[W], alpha[W], k[W];
+    float a[W], b[W]; ///< dF/dx_vi = [a I, b I].
+} tri_blk;
+
+/// Slot of a hinge per lane (dfm_bending_force_hessian_coef's inputs).
+typedef struct edge_blk {
+    int32_t on[W];
+    int32_t i[4][W];
+    int32_t e[W]; ///< Edge index (its step-start angle is read per advance).
+    int32_t corner[W];
+    float rest[W], k[W], kdl[W];
+} edge_blk;
+
+/// Slot of a tet per lane (dfm_tet_force_hessian_coef's inputs).
+typedef struct tet_blk {
+    int32_t on[W];
+    int32_t i[4][W];
+    float dminv[9][W];
+    float vol[W], mu[W], lam[W], alpha[W], k[W];
+    float m[3][W]; ///< dF/dx_vi = I (x) m^T.
+} tet_blk;
+
+/// Layout header: color_count, group_count, then color_count + 1 group offsets, then the groups.
+typedef struct header {
+    int32_t color_count, group_count;
+} header;
+
+static inline const int32_t* color_groups(const void* layout) { return (const int32_t*)((const header*)layout + 1); }
+static inline size_t groups_offset(int32_t color_count) {
+    size_t b = sizeof(header) + ((size_t)color_count + 1u) * sizeof(int32_t);
+    return (b + 63u) & ~(size_t)63u;
+}
+
+static inline int32_t deg(const int32_t* offsets, int32_t p) { return offsets ? offsets[p + 1] - offsets[p] : 0; }
+
+size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
+                           const int32_t* color_particles, void* buf, size_t cap) {
+    if (!v->tri_coef || !v->edge_coef || !v->tet_coef || (v->edge_count > 0 && !v->edge_start_angle)) return 0;
+    /* Sizes: groups and blocks. */
+    int32_t ng = 0;
+    size_t blocks = 0;
+    for (int32_t c = 0; c < color_count; ++c) {
+        for (int32_t k = color_offsets[c]; k < color_offsets[c + 1]; k += W) {
+            int32_t nt = 0, ne = 0, nk = 0;
+            for (int32_t l = 0; l < W && k + l < color_offsets[c + 1]; ++l) {
+                const int32_t p = color_particles[k + l];
+                if (deg(v->v_tri_offsets, p) > nt) nt = deg(v->v_tri_offsets, p);
+                if (deg(v->v_edge_offsets, p) > ne) ne = deg(v->v_edge_offsets, p);
+                if (deg(v->v_tet_offsets, p) > nk) nk = deg(v->v_tet_offsets, p);
+            }
+            ++ng;
+            blocks += (size_t)nt * sizeof(tri_blk) + (size_t)ne * sizeof(edge_blk) + (size_t)nk * sizeof(tet_blk);
+        }
+    }
+    const size_t goff = groups_offset(color_count);
+    const size_t boff = goff + (size_t)ng * sizeof(group);
+    const size_t need = boff + blocks;
+    if (need > cap || !buf) return need;
+
+    char* base = (char*)buf;
+    memset(base, 0, need);
+    header* hd = (header*)buf;
+    hd->color_count = color_count;
+    hd->group_count = ng;
+    int32_t* cg = (int32_t*)(hd + 1);
+    group* groups = (group*)(base + goff);
+    size_t at = boff;
+    int32_t g = 0;
+    for (int32_t c = 0; c < color_count; ++c) {
+        cg[c] = g;
+        for (int32_t k = color_offsets[c]; k < color_offsets[c + 1]; k += W, ++g) {
+            group* gr = &groups[g];
+            for (int32_t l = 0; l < W; ++l) gr->p[l] = k + l < color_offsets[c + 1] ? color_particles[k + l] : -1;
+            for (int32_t l = 0; l < W; ++l) {
+                const int32_t p = gr->p[l];
+                if (p < 0) continue;
+                if (deg(v->v_tri_offsets, p) > gr->tris) gr->tris = deg(v->v_tri_offsets, p);
+                if (deg(v->v_edge_offsets, p) > gr->edges) gr->edges = deg(v->v_edge_offsets, p);
+                if (deg(v->v_tet_offsets, p) > gr->tets) gr->tets = deg(v->v_tet_offsets, p);
+            }
+            gr->off = (int64_t)at;
+            tri_blk* tb = (tri_blk*)(base + at);
+            for (int32_t s = 0; s < gr->tris; ++s)
+                for (int32_t l = 0; l < W; ++l) {
+                    const int32_t p = gr->p[l];
+                    if (p < 0 || s >= deg(v->v_tri_offsets, p)) continue;
+                    const int32_t q = v->v_tri_offsets[p] + s;
+                    const int32_t t = v->v_tri_items[2 * q], corner = v->v_tri_items[2 * q + 1];
+                    const float* mat = v->tri_material + 3 * t;
+                    const float* dinv = v->tri_dinv + 4 * t;
+                    if ((mat[0] <= 0.0f && mat[1] <= 0.0f) || corner < 0 || corner > 2) continue;
+                    tri_blk* b = &tb[s];
+                    b->on[l] = -1;
+                    for (int j = 0; j < 3; ++j) b->i[j][l] = 3 * v->tris[3 * t + j];
+                    for (int j = 0; j < 4; ++j) b->dinv[j][l] = dinv[j];
+                    b->area[l] = v->tri_area[t];
+                    b->mu[l] = mat[0];
+                    b->lam[l] = v->tri_coef[3 * t];
+                    b->alpha[l] = v->tri_coef[3 * t + 1];
+                    b->k[l] = v->tri_coef[3 * t + 2];
+                    /* dfm_membrane_force_hessian_coef's a, b (the same expressions). */
+                    if (corner == 0) {
+                        b->a[l] = -(dinv[0] + dinv[2]);
+                        b->b[l] = -(dinv[1] + dinv[3]);
+                    } else if (corner == 1) {
+                        b->a[l] = dinv[0];
+                        b->b[l] = dinv[1];
+                    } else {
+                        b->a[l] = dinv[2];
+                        b->b[l] = dinv[3];
+                    }
+                }
+            at += (size_t)gr->tris * sizeof(tri_blk);
+            edge_blk* eb = (edge_blk*)(base + at);
+            for (int32_t s = 0; s < gr->edges; ++s)
+                for (int32_t l = 0; l < W; ++l) {
+                    const int32_t p = gr->p[l];
+                    if (p < 0 || s >= deg(v->v_edge_offsets, p)) continue;
+                    const int32_t q = v->v_edge_offsets[p] + s;
+                    const int32_t e = v->v_edge_items[2 * q], corner = v->v_edge_items[2 * q + 1];
+                    const float* mat = v->edge_material + 2 * e;
+                    if (mat[0] <= 0.0f || corner < 0 || corner > 3) continue;
+                    edge_blk* b = &eb[s];
+                    b->on[l] = -1;
+                    for (int j = 0; j < 4; ++j) b->i[j][l] = 3 * v->edges[4 * e + j];
+                    b->e[l] = e;
+                    b->corner[l] = corner;
+                    b->rest[l] = v->edge_rest_angle[e];
+                    b->k[l] = v->edge_coef[2 * e];
+                    b->kdl[l] = v->edge_coef[2 * e + 1];
+                }
+            at += (size_t)gr->edges * sizeof(edge_blk);
+            tet_blk* kb = (tet_blk*)(base + at);
+            for (int32_t s = 0; s < gr->tets; ++s)
+                for (int32_t l = 0; l < W; ++l) {
+                    const int32_t p = gr->p[l];
+                    if (p < 0 || s >= deg(v->v_tet_offsets, p)) continue;
+                    const int32_t q = v->v_tet_offsets[p] + s;
+                    const int32_t t = v->v_tet_items[2 * q], corner = v->v_tet_items[2 * q + 1];
+                    const float* mat = v->tet_material + 3 * t;
+                    const float* dm = v->tet_dminv + 9 * t;
+                    if ((mat[0] <= 0.0f && mat[1] <= 0.0f) || corner < 0 || corner > 3) continue;
+                    tet_blk* b = &kb[s];
+                    b->on[l] = -1;
+                    for (int j = 0; j < 4; ++j) b->i[j][l] = 3 * v->tets[4 * t + j];
+                    for (int j = 0; j < 9; ++j) b->dminv[j][l] = dm[j];
+                    b->vol[l] = v->tet_volume[t];
+                    b->mu[l] = mat[0];
+                    b->lam[l] = v->tet_coef[3 * t];
+                    b->alpha[l] = v->tet_coef[3 * t + 1];
+                    b->k[l] = v->tet_coef[3 * t + 2];
+                    /* dfm_tet_force_hessian_coef's m (the same expressions). */
+                    for (int j = 0; j < 3; ++j)
+                        b->m[j][l] = corner == 0 ? -(dm[j] + dm[3 + j] + dm[6 + j]) : dm[3 * (corner - 1) + j];
+                }
+            at += (size_t)gr->tets * sizeof(tet_blk);
+        }
+    }
+    cg[color_count] = g;
+    return need;
+}
+
+int32_t DFM_SIMD_NAME(groups)(const void* layout, int32_t c, int32_t* g0, int32_t* g1) {
+    const int32_t* cg = color_groups(layout);
+    const group* groups = (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
+    *g0 = cg[c];
+    *g1 = cg[c + 1];
+    int32_t n = 0;
+    for (int32_t g = cg[c]; g < cg[c + 1]; ++g)
+        for (int l = 0; l < W; ++l) n += groups[g].p[l] >= 0;
+    return n;
+}
+
+/* ---- the element kernels (each the scalar function over lanes) ------------------------------ */
+
+/// dfm_membrane_force_hessian_coef over lanes.
+static inline void lane_tri(const tri_blk* b, const float* x_, const float* xn_, v3* f, m3* H) {
+    const vi on = vldi(b->on);
+    const vf a = vld(b->a), bb = vld(b->b);
+    const vf d0 = vld(b->dinv[0]), d1_ = vld(b->dinv[1]), d2_ = vld(b->dinv[2]), d3 = vld(b->dinv[3]);
+    const vf area = vld(b->area), mu = vld(b->mu), lam = vld(b->lam), alpha = vld(b->alpha), k = vld(b->k);
+    v3 x[3];
+    for (int c = 0; c < 3; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+    v3 d1 = v3_sub(x[1], x[0]);
+    v3 d2 = v3_sub(x[2], x[0]);
+    v3 f0 = v3_add(v3_scale(d1, d0), v3_scale(d2, d2_));
+    v3 f1 = v3_add(v3_scale(d1, d1_), v3_scale(d2, d3));
+
+    v3 c = v3_cross(f0, f1);
+    vf j = vsqrt(vmax(v3_dot(c, c), vsplat(1e-20f)));
+    vf inv_j = 1.0f / j;
+    v3 g0 = v3_scale(v3_cross(f1, c), inv_j);
+    v3 g1 = v3_scale(v3_cross(c, f0), inv_j);
+    vf s = lam * (j - alpha);
+    v3 p0 = v3_add(v3_scale(f0, mu), v3_scale(g0, s));
+    v3 p1 = v3_add(v3_scale(f1, mu), v3_scale(g1, s));
+    v3 grad = v3_add(v3_scale(p0, a), v3_scale(p1, bb));
+    v3 fe = v3_madd(*f, grad, -area);
+
+    v3 dj = v3_add(v3_scale(g0, a), v3_scale(g1, bb));
+    v3 w = v3_sub(v3_scale(f1, a), v3_scale(f0, bb));
+    vf r = vmax(s, vsplat(0.0f)) * inv_j;
+    m3 He = m3_diag(mu * (a * a + bb * bb) + r * v3_dot(w, w));
+    He = m3_add_outer(He, dj, dj, lam - r);
+    He = m3_add_outer(He, w, w, -r);
+    m3 Hs = m3_add(*H, m3_scale(He, area));
+
+    const vi damp = on & (k != 0.0f);
+    if (vany(damp)) {
+        v3 xn[3];
+        for (int q = 0; q < 3; ++q) xn[q] = v3_gather(xn_, vldi(b->i[q]));
+        v3 u1 = v3_sub(v3_sub(x[1], xn[1]), v3_sub(x[0], xn[0]));
+        v3 u2 = v3_sub(v3_sub(x[2], xn[2]), v3_sub(x[0], xn[0]));
+        v3 u0c = v3_add(v3_scale(u1, d0), v3_scale(u2, d2_));
+        v3 u1c = v3_add(v3_scale(u1, d1_), v3_scale(u2, d3));
+        v3 fn0 = v3_sub(f0, u0c);
+        v3 fn1 = v3_sub(f1, u1c);
+        vf dc00 = v3_dot(u0c, v3_add(f0, fn0));
+        vf dc11 = v3_dot(u1c, v3_add(f1, fn1));
+        vf dc01 = v3_dot(u0c, f1) + v3_dot(fn0, u1c);
+        v3 q00 = v3_scale(f0, 2.0f * a);
+        v3 q11 = v3_scale(f1, 2.0f * bb);
+        v3 q01 = v3_add(v3_scale(f1, a), v3_scale(f0, bb));
+        v3 gd = v3_scale(q00, dc00);
+        gd = v3_madd(gd, q01, 2.0f * dc01);
+        gd = v3_madd(gd, q11, dc11);
+        v3 fd = v3_madd(fe, gd, -k);
+        m3 Hd = m3_zero();
+        Hd = m3_add_outer(Hd, q00, q00, k);
+        Hd = m3_add_outer(Hd, q01, q01, 2.0f * k);
+        Hd = m3_add_outer(Hd, q11, q11, k);
+        fe = v3_sel(damp, fd, fe);
+        Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+    }
+    *f = v3_sel(on, fe, *f);
+    *H = m3_sel(on, Hs, *H);
+}
+
+/// dfm_bending_force_hessian_coef (with dfm_bending_hinge_ and dfm_bending_grad_vertex_) over lanes.
+static inline void lane_edge(const edge_blk* b, const float* x_, const float* start_angle, v3* f, m3* H) {
+    vi on = vldi(b->on);
+    v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+    v3 e = v3_sub(x[3], x[2]);
+    v3 a0 = v3_sub(x[2], x[0]);
+    v3 b0 = v3_sub(x[3], x[0]);
+    v3 a1 = v3_sub(x[3], x[1]);
+    v3 b1 = v3_sub(x[2], x[1]);
+    vf le2 = v3_dot(e, e);
+    vf s2 = vmax(vmax(le2, v3_dot(a0, a0)), vmax(vmax(v3_dot(b0, b0), v3_dot(a1, a1)), v3_dot(b1, b1)));
+    on &= vfinite(s2) & (s2 > 0.0f);
+    v3 n1 = v3_cross(a0, b0);
+    v3 n2 = v3_cross(a1, b1);
+    vf ln1 = vsqrt(v3_dot(n1, n1));
+    vf ln2 = vsqrt(v3_dot(n2, n2));
+    vf tol = 1e-6f * s2;
+    on &= (ln1 > tol) & (ln2 > tol) & (le2 > 1e-12f * s2);
+    if (!vany(on)) return;
+    vf le = vsqrt(le2);
+    v3 n1h = v3_scale(n1, 1.0f / ln1);
+    v3 n2h = v3_scale(n2, 1.0f / ln2);
+    v3 eh = v3_scale(e, 1.0f / le);
+    vf ys = v3_dot(v3_cross(n1h, n2h), eh), xs = v3_dot(n1h, n2h);
+    vf th = vsplat(0.0f), thn = vsplat(0.0f);
+    for (int l = 0; l < W; ++l)
+        if (on[l]) {
+            th[l] = atan2f(ys[l], xs[l]);
+            thn[l] = start_angle[b->e[l]];
+        }
+    on &= vfinite(th);
+
+    /* The visited corner's gradient: every branch of dfm_bending_grad_vertex_, picked per lane. */
+    const vi corner = vldi(b->corner);
+    v3 g0 = v3_scale(n1h, -le / ln1);
+    v3 g1 = v3_scale(n2h, -le / ln2);
+    vf t0 = -v3_dot(a0, e) / le2;
+    vf t1 = -v3_dot(b1, e) / le2;
+    v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
+    v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
+    v3 g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
+
+    const vf k = vld(b->k), kdl = vld(b->kdl);
+    vf c = k * (th - vld(b->rest));
+    vf hc = k;
+    const vi damp = (kdl != 0.0f) & (thn == thn);
+    const float pi = 3.14159265358979f;
+    vf d = th - thn;
+    d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
+    c = vsel(damp, c + kdl * d, c);
+    hc = vsel(damp, hc + kdl, hc);
+    *f = v3_sel(on, v3_madd(*f, g, -c), *f);
+    *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
+}
+
+/// dfm_tet_F_ over lanes: [x1 - x0, x2 - x0, x3 - x0] Dm^-1.
+static inline m3 lane_tet_F(const v3 x[4], const vf di[9]) {
+    v3 c0 = v3_sub(x[1], x[0]), c1 = v3_sub(x[2], x[0]), c2 = v3_sub(x[3], x[0]);
+    m3 ds;
+    for (int r = 0; r < 3; ++r) {
+        ds.m[r][0] = v3_get(c0, r);
+        ds.m[r][1] = v3_get(c1, r);
+        ds.m[r][2] = v3_get(c2, r);
+    }
+    m3 F;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) F.m[i][j] = ds.m[i][0] * di[j] + ds.m[i][1] * di[3 + j] + ds.m[i][2] * di[6 + j];
+    return F;
+}
+
+/// dfm_tet_force_hessian_coef over lanes.
+static inline void lane_tet(const tet_blk* b, const float* x_, const float* xn_, v3* f, m3* H) {
+    const vi on = vldi(b->on);
+    vf di[9], m[3];
+    for (int q = 0; q < 9; ++q) di[q] = vld(b->dminv[q]);
+    for (int q = 0; q < 3; ++q) m[q] = vld(b->m[q]);
+    const vf vol = vld(b->vol), mu = vld(b->mu), lam = vld(b->lam), alpha = vld(b->alpha), k = vld(b->k);
+    v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+    m3 F = lane_tet_F(x, di);
+    m3 cof = m3_cofactor(F);
+    vf j = m3_det(F);
+    vf s = lam * (j - alpha);
+    v3 zero = {vsplat(0.0f), vsplat(0.0f), vsplat(0.0f)};
+    v3 fm = zero, gj = zero;
+    for (int c = 0; c < 3; ++c) {
+        fm = v3_madd(fm, m3_col(F, c), m[c]);
+        gj = v3_madd(gj, m3_col(cof, c), m[c]);
+    }
+    v3 grad = v3_add(v3_scale(fm, mu), v3_scale(gj, s));
+    v3 fe = v3_madd(*f, grad, -vol);
+    vf mm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+    m3 He = m3_add_outer(m3_diag(mu * mm), gj, gj, lam);
+    m3 Hs = m3_add(*H, m3_scale(He, vol));
+
+    const vi damp = on & (k != 0.0f);
+    if (vany(damp)) {
+        v3 xd[4];
+        for (int q = 0; q < 4; ++q) xd[q] = v3_sub(x[q], v3_gather(xn_, vldi(b->i[q])));
+        m3 U = lane_tet_F(xd, di);
+        v3 fc[3], uc[3], nc[3];
+        for (int c = 0; c < 3; ++c) {
+            fc[c] = m3_col(F, c);
+            uc[c] = m3_col(U, c);
+            nc[c] = v3_sub(fc[c], uc[c]);
+        }
+        v3 gd = zero;
+        m3 Hd = m3_zero();
+        for (int a = 0; a < 3; ++a) {
+            for (int bb = a; bb < 3; ++bb) {
+                vf dc = v3_dot(uc[a], fc[bb]) + v3_dot(nc[a], uc[bb]);
+                v3 q = v3_add(v3_scale(fc[bb], m[a]), v3_scale(fc[a], m[bb]));
+                float wgt = a == bb ? 1.0f : 2.0f;
+                gd = v3_madd(gd, q, wgt * dc);
+                Hd = m3_add_outer(Hd, q, q, wgt * k);
+            }
+        }
+        fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
+        Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+    }
+    *f = v3_sel(on, fe, *f);
+    *H = m3_sel(on, Hs, *H);
+}
+
+void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
+                          int32_t g1) {
+    const char* base = (const char*)layout;
+    const group* groups = (const group*)(base + groups_offset(((const header*)layout)->color_count));
+    for (int32_t g = g0; g < g1; ++g) {
+        const group* gr = &groups[g];
+        /* Per lane, the scalar start: contact force/Hessian, inertia and drag (dfm_vbd_particle_base). */
+        float fl[3][W], Hl[9][W];
+        int any = 0;
+        for (int l = 0; l < W; ++l) {
+            const int32_t p = gr->p[l];
+            dfm_v3 fs = dfm_v3_zero();
+            dfm_m33 Hm = dfm_m33_zero();
+            if (p >= 0 && view->mode[p] == 0) {
+                dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
+                any = 1;
+            }
+            fl[0][l] = fs.x;
+            fl[1][l] = fs.y;
+            fl[2][l] = fs.z;
+            for (int q = 0; q < 9; ++q) Hl[q][l] = Hm.m[q / 3][q % 3];
+        }
+        if (!any) continue;
+        v3 f = {vld(fl[0]), vld(fl[1]), vld(fl[2])};
+        m3 H;
+        for (int q = 0; q < 9; ++q) H.m[q / 3][q % 3] = vld(Hl[q]);
+        const char* at = base + gr->off;
+        const tri_blk* tb = (const tri_blk*)at;
+        for (int32_t s = 0; s < gr->tris; ++s) lane_tri(&tb[s], view->x, view->x_prev, &f, &H);
+        at += (size_t)gr->tris * sizeof(tri_blk);
+        const edge_blk* eb = (const edge_blk*)at;
+        for (int32_t s = 0; s < gr->edges; ++s) lane_edge(&eb[s], view->x, view->edge_start_angle, &f, &H);
+        at += (size_t)gr->edges * sizeof(edge_blk);
+        const tet_blk* kb = (const tet_blk*)at;
+        for (int32_t s = 0; s < gr->tets; ++s) lane_tet(&kb[s], view->x, view->x_prev, &f, &H);
+        /* Per lane, the scalar Newton step (dfm_vbd_particle_newton). */
+        vst(fl[0], f.x);
+        vst(fl[1], f.y);
+        vst(fl[2], f.z);
+        for (int q = 0; q < 9; ++q) vst(Hl[q], H.m[q / 3][q % 3]);
+        for (int l = 0; l < W; ++l) {
+            const int32_t p = gr->p[l];
+            if (p < 0 || view->mode[p] != 0) continue;
+            dfm_m33 Hm;
+            for (int q = 0; q < 9; ++q) Hm.m[q / 3][q % 3] = Hl[q][l];
+            dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm);
+        }
+    }
+}
+
+#undef W
