@@ -17,6 +17,7 @@
 /// - P4 offline memory layout: applies-and-done — candidates are sorted by shape on the host
 ///   (seed section 2) and records are a compact prefix of the capacity.
 #include "contacts_cpu.h"
+#include "vbd_simd.h"
 
 #include "contact_reaction.h"
 #include "cpu_threads.h"
@@ -231,7 +232,10 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     const int32_t np = v->particle_count;
     const int light = dfm_cpu_forks(nt, np, DFM_CPU_PARALLEL_MIN);
     residual_ctx rc = {v, cc->residual}; /* every incident element evaluated per particle: heavy */
-    dfm_cpu_run(dfm_cpu_forks(nt, np, DFM_CPU_SOLVE_PARALLEL_MIN), nt, np, residual_range, &rc);
+    if (cc->simd)
+        dfm_cpu_simd_need(cc->simd, v, cc->residual, nt); /* the same figures, W particles at a time */
+    else
+        dfm_cpu_run(dfm_cpu_forks(nt, np, DFM_CPU_SOLVE_PARALLEL_MIN), nt, np, residual_range, &rc);
     const int32_t nb = cc->body_count;
     if (light) {
 #if defined(_OPENMP)

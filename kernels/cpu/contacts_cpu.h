@@ -34,6 +34,8 @@ typedef struct dfm_cpu_contacts {
     int32_t kind_counts[3];     ///< Out: particle, edge, face records of the advance.
     const struct dfm_cpu_host_solve* hosts; ///< Dynamic host bodies solved after every sweep (host_bodies_cpu.h);
                                             ///< NULL = none.
+    const struct dfm_cpu_simd* simd;        ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
+                                            ///< finalize's residual pass W particles at a time; NULL = scalar.
 } dfm_cpu_contacts;
 
 /// Detection over all candidates (serial, so records come out in candidate order).

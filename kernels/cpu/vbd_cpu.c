@@ -204,6 +204,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
     }
     if (cc) {
+        cc->simd = simd;
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
         dfm_cpu_contacts_finalize(cc, view);

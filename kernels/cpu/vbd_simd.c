@@ -22,7 +22,9 @@ int dfm_cpu_simd_width(void) {
     int cap = 8;
     if (e && (!strcmp(e, "scalar") || !strcmp(e, "off") || !strcmp(e, "0"))) return 0;
     if (e && (!strcmp(e, "sse2") || !strcmp(e, "4"))) cap = 4;
-    if (cap == 8 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
+    const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (e && !strcmp(e, "avx2-fma") && avx2) return DFM_CPU_SIMD_AVX2_FMA;
+    if (cap == 8 && avx2) return 8;
     return 4;
 #else
     return 0;
@@ -32,6 +34,8 @@ int dfm_cpu_simd_width(void) {
 size_t dfm_cpu_simd_fill(int width, const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
                          const int32_t* color_particles, void* buf, size_t cap) {
 #if defined(DFM_HAVE_CPU_SIMD)
+    if (width == DFM_CPU_SIMD_AVX2_FMA)
+        return dfm_cpu_simd8f_fill(view, color_count, color_offsets, color_particles, buf, cap);
     if (width == 8) return dfm_cpu_simd8_fill(view, color_count, color_offsets, color_particles, buf, cap);
     if (width == 4) return dfm_cpu_simd4_fill(view, color_count, color_offsets, color_particles, buf, cap);
 #else
@@ -58,7 +62,9 @@ typedef struct simd_ctx {
 /// Solves the color's lane groups g0 + [begin, end).
 static void simd_range(void* p, int32_t begin, int32_t end) {
     const simd_ctx* s = (const simd_ctx*)p;
-    if (s->simd->width == 8)
+    if (s->simd->width == DFM_CPU_SIMD_AVX2_FMA)
+        dfm_cpu_simd8f_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
+    else if (s->simd->width == 8)
         dfm_cpu_simd8_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
     else
         dfm_cpu_simd4_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
@@ -69,8 +75,8 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
                               int32_t c, int nt) {
 #if defined(DFM_HAVE_CPU_SIMD)
     int32_t g0, g1;
-    const int32_t n = simd->width == 8 ? dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1)
-                                       : dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1);
+    const int32_t n = simd->width == 4 ? dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1)
+                                       : dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1); /* same layout for 8f */
     simd_ctx s = {simd, view, cc, g0};
     dfm_cpu_run(dfm_cpu_forks(nt, n, DFM_CPU_SOLVE_PARALLEL_MIN), nt, g1 - g0, simd_range, &s);
 #else
@@ -78,6 +84,39 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
     (void)view;
     (void)cc;
     (void)c;
+    (void)nt;
+#endif
+}
+
+#if defined(DFM_HAVE_CPU_SIMD)
+/// All lane groups for need_range.
+typedef struct need_ctx {
+    const dfm_cpu_simd* simd;
+    const dfm_vbd_view* view;
+    float* out;
+} need_ctx;
+
+/// dfm_cpu_simd_need for lane groups [begin, end).
+static void need_range(void* p, int32_t begin, int32_t end) {
+    const need_ctx* s = (const need_ctx*)p;
+    if (s->simd->width == DFM_CPU_SIMD_AVX2_FMA)
+        dfm_cpu_simd8f_need(s->simd->layout, s->view, begin, end, s->out);
+    else if (s->simd->width == 8)
+        dfm_cpu_simd8_need(s->simd->layout, s->view, begin, end, s->out);
+    else
+        dfm_cpu_simd4_need(s->simd->layout, s->view, begin, end, s->out);
+}
+#endif
+
+void dfm_cpu_simd_need(const dfm_cpu_simd* simd, const dfm_vbd_view* view, float* out, int nt) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    const int32_t groups = ((const int32_t*)simd->layout)[1]; /* the layout header's group count */
+    need_ctx s = {simd, view, out};
+    dfm_cpu_run(dfm_cpu_forks(nt, view->particle_count, DFM_CPU_SOLVE_PARALLEL_MIN), nt, groups, need_range, &s);
+#else
+    (void)simd;
+    (void)view;
+    (void)out;
     (void)nt;
 #endif
 }

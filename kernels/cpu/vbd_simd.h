@@ -6,7 +6,8 @@
 /// (no FMA contraction: the lane TUs compile with -ffp-contract=off; the angle's atan2f is the
 /// scalar libm call per lane), so positions are bitwise those of the scalar path
 /// (tests/cpu/test_cpu_simd_bitwise.c). DFM_CPU_SIMD=scalar (or off, 0) in the environment forces
-/// the scalar path; DFM_CPU_SIMD=sse2 (or 4) caps it at SSE2.
+/// the scalar path; DFM_CPU_SIMD=sse2 (or 4) caps it at SSE2; DFM_CPU_SIMD=avx2-fma runs the AVX2
+/// lanes with FMA contraction (a different arithmetic order, not bitwise; for measurement only).
 #ifndef DFM_VBD_SIMD_H
 #define DFM_VBD_SIMD_H
 
@@ -17,9 +18,12 @@
 
 struct dfm_cpu_contacts;
 
+/// dfm_cpu_simd.width of the AVX2 lanes with FMA contraction (8 lanes; vbd_simd_avx2fma.c).
+#define DFM_CPU_SIMD_AVX2_FMA 9
+
 /// One step's lane layout, handed to dfm_cpu_vbd_advance (NULL there = the scalar path).
 typedef struct dfm_cpu_simd {
-    int width;          ///< 4 (SSE2) or 8 (AVX2); the layout was filled for it.
+    int width;          ///< 4 (SSE2), 8 (AVX2) or DFM_CPU_SIMD_AVX2_FMA; the layout was filled for it.
     const void* layout; ///< From dfm_cpu_simd_fill.
 } dfm_cpu_simd;
 
@@ -52,7 +56,19 @@ int32_t dfm_cpu_simd8_groups(const void* layout, int32_t c, int32_t* g0, int32_t
 /// Solves lane groups [g0, g1).
 void dfm_cpu_simd4_solve(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
                          int32_t g1);
+size_t dfm_cpu_simd8f_fill(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
+                           const int32_t* color_particles, void* buf, size_t cap);
+int32_t dfm_cpu_simd8f_groups(const void* layout, int32_t c, int32_t* g0, int32_t* g1);
+void dfm_cpu_simd8f_solve(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
+                          int32_t g1);
+void dfm_cpu_simd8f_need(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out);
 void dfm_cpu_simd8_solve(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
                          int32_t g1);
+
+/// Every particle's dfm_vbd_particle_need (bitwise), W at a time: 3 floats at out + 3 i; forks over
+/// the lane groups from DFM_CPU_SOLVE_PARALLEL_MIN particles.
+void dfm_cpu_simd_need(const dfm_cpu_simd* simd, const dfm_vbd_view* view, float* out, int nt);
+void dfm_cpu_simd4_need(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out);
+void dfm_cpu_simd8_need(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out);
 
 #endif

@@ -543,10 +543,28 @@ static inline void lane_tet(const tet_blk* b, const float* x_, const float* xn_,
     *H = m3_sel(on, Hs, *H);
 }
 
+/// Adds the elements of group gr's lane particles to f, H in the scalar order (triangles, hinges, tets).
+static inline __attribute__((always_inline)) void lane_elements(const char* base, const group* gr,
+                                                                const dfm_vbd_view* view, v3* f, m3* H) {
+    const char* at = base + gr->off;
+    const tri_blk* tb = (const tri_blk*)at;
+    for (int32_t s = 0; s < gr->tris; ++s) lane_tri(&tb[s], view->x, view->x_prev, f, H);
+    at += (size_t)gr->tris * sizeof(tri_blk);
+    const edge_blk* eb = (const edge_blk*)at;
+    for (int32_t s = 0; s < gr->edges; ++s) lane_edge(&eb[s], view->x, view->edge_start_angle, f, H);
+    at += (size_t)gr->edges * sizeof(edge_blk);
+    const tet_blk* kb = (const tet_blk*)at;
+    for (int32_t s = 0; s < gr->tets; ++s) lane_tet(&kb[s], view->x, view->x_prev, f, H);
+}
+
+static inline const group* layout_groups(const void* layout) {
+    return (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
+}
+
 void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
                           int32_t g1) {
     const char* base = (const char*)layout;
-    const group* groups = (const group*)(base + groups_offset(((const header*)layout)->color_count));
+    const group* groups = layout_groups(layout);
     for (int32_t g = g0; g < g1; ++g) {
         const group* gr = &groups[g];
         /* Per lane, the scalar start: contact force/Hessian, inertia and drag (dfm_vbd_particle_base). */
@@ -569,15 +587,7 @@ void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const st
         v3 f = {vld(fl[0]), vld(fl[1]), vld(fl[2])};
         m3 H;
         for (int q = 0; q < 9; ++q) H.m[q / 3][q % 3] = vld(Hl[q]);
-        const char* at = base + gr->off;
-        const tri_blk* tb = (const tri_blk*)at;
-        for (int32_t s = 0; s < gr->tris; ++s) lane_tri(&tb[s], view->x, view->x_prev, &f, &H);
-        at += (size_t)gr->tris * sizeof(tri_blk);
-        const edge_blk* eb = (const edge_blk*)at;
-        for (int32_t s = 0; s < gr->edges; ++s) lane_edge(&eb[s], view->x, view->edge_start_angle, &f, &H);
-        at += (size_t)gr->edges * sizeof(edge_blk);
-        const tet_blk* kb = (const tet_blk*)at;
-        for (int32_t s = 0; s < gr->tets; ++s) lane_tet(&kb[s], view->x, view->x_prev, &f, &H);
+        lane_elements(base, gr, view, &f, &H);
         /* Per lane, the scalar Newton step (dfm_vbd_particle_newton). */
         vst(fl[0], f.x);
         vst(fl[1], f.y);
@@ -589,6 +599,36 @@ void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const st
             dfm_m33 Hm;
             for (int q = 0; q < 9; ++q) Hm.m[q / 3][q % 3] = Hl[q][l];
             dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm);
+        }
+    }
+}
+
+void DFM_SIMD_NAME(need)(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out) {
+    const char* base = (const char*)layout;
+    const group* groups = layout_groups(layout);
+    const float h = view->h;
+    for (int32_t g = g0; g < g1; ++g) {
+        const group* gr = &groups[g];
+        /* dfm_vbd_particle_need: the elements from zero (the Hessian is not used: compiled out). */
+        v3 f = {vsplat(0.0f), vsplat(0.0f), vsplat(0.0f)};
+        m3 H = m3_zero();
+        lane_elements(base, gr, view, &f, &H);
+        float fl[3][W];
+        vst(fl[0], f.x);
+        vst(fl[1], f.y);
+        vst(fl[2], f.z);
+        for (int l = 0; l < W; ++l) {
+            const int32_t p = gr->p[l];
+            if (p < 0) continue;
+            dfm_v3 r = dfm_v3_zero();
+            if (view->mode[p] == 0) {
+                dfm_v3 fel = dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]);
+                dfm_v3 d = dfm_v3_load(view->d + 3 * p);
+                dfm_v3 need = dfm_v3_sub(
+                    dfm_v3_scale(dfm_v3_sub(d, dfm_v3_load(view->y + 3 * p)), view->mass[p] / (h * h)), fel);
+                r = dfm_v3_madd(need, d, view->drag[p] / h);
+            }
+            dfm_v3_store(r, out + 3 * p);
         }
     }
 }

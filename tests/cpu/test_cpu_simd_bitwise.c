@@ -3,7 +3,7 @@
 /// (DFM_CPU_SIMD=scalar) after N steps of two scenes with contacts: the game-cloth workload (a
 /// 24 x 24 cloth of 0.3 m dropped over a 4 cm sphere on a table box, 240 Hz, 4 x 10; it lands,
 /// drapes and slides: membranes, hinges with damping, particle/edge/face contacts) and a soft cube
-/// (5^3-vertex tet box, damped) dropped onto a box. Every lane does the scalar operations in the
+/// (5^3-vertex tet box, damped) dropped onto a box; and the shapes' reactions of the last step. Every lane does the scalar operations in the
 /// scalar order, so there is no tolerance: one differing bit fails. Argument `fma` runs the lanes
 /// with FMA contraction (DFM_CPU_SIMD=avx2-fma) instead, which is a different arithmetic order:
 /// that run must differ (the CTest test_cpu_simd_fma_differs expects this program to fail, showing
@@ -63,8 +63,12 @@ static float* run(const char* mode, int scene, int32_t* n) {
     }
     dfm_world_stats st = dfm_world_stats_init();
     dfm_world_get_stats(w, &st);
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)st.particle_count);
+    /* Positions, then the shapes' reaction forces and torques of the last step (6 floats per shape,
+     * padded to 2 shapes): the residual pass of the lanes feeds those. */
+    float* x = (float*)calloc(3 * (size_t)st.particle_count + 12, sizeof(float));
     CHECK_OK(w, dfm_world_get_positions(w, 0, st.particle_count, x, 0));
+    float* rf = x + 3 * (size_t)st.particle_count;
+    CHECK_OK(w, dfm_world_get_shape_reactions(w, shapes, ns, rf, rf + 6, 0));
     *n = st.particle_count;
     dfm_world_destroy(w);
     return x;
@@ -105,6 +109,8 @@ int main(int argc, char** argv) {
                    modes[m], STEPS, differ, 3 * n0, worst);
             CHECK(memcmp(x, ref, sizeof(float) * 3 * (size_t)n0) == 0, "%s: %s positions differ from the scalar path",
                   names[scene], modes[m]);
+            CHECK(memcmp(x + 3 * n0, ref + 3 * n0, sizeof(float) * 12) == 0,
+                  "%s: %s shape reactions differ from the scalar path", names[scene], modes[m]);
             free(x);
         }
         free(ref);
