@@ -68,7 +68,13 @@ static inline vi vldi(const int32_t* p) {
 static inline void vst(float* p, vf a) { memcpy(p, &a, sizeof a); }
 static inline vf vsplat(float s) { return (vf){0} + s; }
 /// m ? a : b per lane (m: all ones or zeros).
-static inline vf vsel(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+static inline vf vsel(vi m, vf a, vf b) {
+#if W == 8
+    return (vf)_mm256_blendv_ps((__m256)b, (__m256)a, (__m256)m); /* by the sign bit: m is all ones or zeros */
+#else
+    return (vf)(((vi)a & m) | ((vi)b & ~m));
+#endif
+}
 static inline vf vsqrt(vf a) {
 #if W == 8
     return (vf)_mm256_sqrt_ps((__m256)a);
@@ -80,10 +86,20 @@ static inline vf vsqrt(vf a) {
 static inline vf vmax(vf a, vf b) { return vsel((a > b) | (b != b), a, b); }
 /// isfinite per lane.
 static inline vi vfinite(vf a) { return (vf)((vi)a & 0x7fffffff) <= FLT_MAX; }
+/// The lanes' mask bits (bit l set when lane l is on).
+static inline int vmask(vi m) {
+#if W == 8
+    return _mm256_movemask_ps((__m256)m);
+#else
+    return _mm_movemask_ps((__m128)m);
+#endif
+}
 static inline int vany(vi m) {
-    for (int l = 0; l < W; ++l)
-        if (m[l]) return 1;
-    return 0;
+#if W == 8
+    return _mm256_movemask_ps((__m256)m) != 0;
+#else
+    return _mm_movemask_ps((__m128)m) != 0;
+#endif
 }
 /// base[idx[l]] per lane (idx: float offsets).
 static inline vf vgather(const float* base, vi idx) {
@@ -356,7 +372,8 @@ int32_t DFM_SIMD_NAME(groups)(const void* layout, int32_t c, int32_t* g0, int32_
 /* ---- the element kernels (each the scalar function over lanes) ------------------------------ */
 
 /// dfm_membrane_force_hessian_coef over lanes.
-static inline void lane_tri(const tri_blk* b, const float* x_, const float* xn_, v3* f, m3* H) {
+static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, const float* x_, const float* xn_, v3* f,
+                                                           m3* H) {
     const vi on = vldi(b->on);
     const vf a = vld(b->a), bb = vld(b->b);
     const vf d0 = vld(b->dinv[0]), d1_ = vld(b->dinv[1]), d2_ = vld(b->dinv[2]), d3 = vld(b->dinv[3]);
@@ -419,7 +436,8 @@ static inline void lane_tri(const tri_blk* b, const float* x_, const float* xn_,
 }
 
 /// dfm_bending_force_hessian_coef (with dfm_bending_hinge_ and dfm_bending_grad_vertex_) over lanes.
-static inline void lane_edge(const edge_blk* b, const float* x_, const float* start_angle, v3* f, m3* H) {
+static inline __attribute__((always_inline)) void lane_edge(const edge_blk* b, const float* x_,
+                                                            const float* start_angle, v3* f, m3* H) {
     vi on = vldi(b->on);
     v3 x[4];
     for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
@@ -442,13 +460,14 @@ static inline void lane_edge(const edge_blk* b, const float* x_, const float* st
     v3 n1h = v3_scale(n1, 1.0f / ln1);
     v3 n2h = v3_scale(n2, 1.0f / ln2);
     v3 eh = v3_scale(e, 1.0f / le);
-    vf ys = v3_dot(v3_cross(n1h, n2h), eh), xs = v3_dot(n1h, n2h);
-    vf th = vsplat(0.0f), thn = vsplat(0.0f);
-    for (int l = 0; l < W; ++l)
-        if (on[l]) {
-            th[l] = atan2f(ys[l], xs[l]);
-            thn[l] = start_angle[b->e[l]];
-        }
+    /* The angle: the libm atan2f per active lane (bitwise the scalar path's; no vector atan2 is the
+     * same function). */
+    float ys[W], xs[W], ths[W];
+    vst(ys, v3_dot(v3_cross(n1h, n2h), eh));
+    vst(xs, v3_dot(n1h, n2h));
+    const int act = vmask(on);
+    for (int l = 0; l < W; ++l) ths[l] = (act >> l) & 1 ? atan2f(ys[l], xs[l]) : 0.0f;
+    const vf th = vld(ths), thn = vgather(start_angle, vldi(b->e));
     on &= vfinite(th);
 
     /* The visited corner's gradient: every branch of dfm_bending_grad_vertex_, picked per lane. */
@@ -490,7 +509,8 @@ static inline m3 lane_tet_F(const v3 x[4], const vf di[9]) {
 }
 
 /// dfm_tet_force_hessian_coef over lanes.
-static inline void lane_tet(const tet_blk* b, const float* x_, const float* xn_, v3* f, m3* H) {
+static inline __attribute__((always_inline)) void lane_tet(const tet_blk* b, const float* x_, const float* xn_, v3* f,
+                                                           m3* H) {
     const vi on = vldi(b->on);
     vf di[9], m[3];
     for (int q = 0; q < 9; ++q) di[q] = vld(b->dminv[q]);
