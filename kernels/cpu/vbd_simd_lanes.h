@@ -435,9 +435,20 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
     *H = m3_sel(on, Hs, *H);
 }
 
-/// dfm_bending_force_hessian_coef (with dfm_bending_hinge_ and dfm_bending_grad_vertex_) over lanes.
-static inline __attribute__((always_inline)) void lane_edge(const edge_blk* b, const float* x_,
-                                                            const float* start_angle, v3* f, m3* H) {
+/// A hinge slot between the phases of lane_edges: the visited corner's angle gradient, the lanes
+/// still on, and the angle's atan2 arguments, then the angle.
+typedef struct hinge_tmp {
+    v3 g;
+    vi on;
+    float ys[W], xs[W], th[W];
+} hinge_tmp;
+
+/// Hinge slots per chunk of lane_edges (a group's particles have up to ~12 hinges; more run in chunks).
+#define HINGE_CHUNK 16
+
+/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot, up to
+/// the angle's atan2 arguments.
+static inline __attribute__((always_inline)) void lane_hinge_geom(const edge_blk* b, const float* x_, hinge_tmp* t) {
     vi on = vldi(b->on);
     v3 x[4];
     for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
@@ -455,21 +466,12 @@ static inline __attribute__((always_inline)) void lane_edge(const edge_blk* b, c
     vf ln2 = vsqrt(v3_dot(n2, n2));
     vf tol = 1e-6f * s2;
     on &= (ln1 > tol) & (ln2 > tol) & (le2 > 1e-12f * s2);
-    if (!vany(on)) return;
     vf le = vsqrt(le2);
     v3 n1h = v3_scale(n1, 1.0f / ln1);
     v3 n2h = v3_scale(n2, 1.0f / ln2);
     v3 eh = v3_scale(e, 1.0f / le);
-    /* The angle: the libm atan2f per active lane (bitwise the scalar path's; no vector atan2 is the
-     * same function). */
-    float ys[W], xs[W], ths[W];
-    vst(ys, v3_dot(v3_cross(n1h, n2h), eh));
-    vst(xs, v3_dot(n1h, n2h));
-    const int act = vmask(on);
-    for (int l = 0; l < W; ++l) ths[l] = (act >> l) & 1 ? atan2f(ys[l], xs[l]) : 0.0f;
-    const vf th = vld(ths), thn = vgather(start_angle, vldi(b->e));
-    on &= vfinite(th);
-
+    vst(t->ys, v3_dot(v3_cross(n1h, n2h), eh));
+    vst(t->xs, v3_dot(n1h, n2h));
     /* The visited corner's gradient: every branch of dfm_bending_grad_vertex_, picked per lane. */
     const vi corner = vldi(b->corner);
     v3 g0 = v3_scale(n1h, -le / ln1);
@@ -478,19 +480,43 @@ static inline __attribute__((always_inline)) void lane_edge(const edge_blk* b, c
     vf t1 = -v3_dot(b1, e) / le2;
     v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
     v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
-    v3 g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
+    t->g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
+    t->on = on;
+}
 
-    const vf k = vld(b->k), kdl = vld(b->kdl);
-    vf c = k * (th - vld(b->rest));
-    vf hc = k;
-    const vi damp = (kdl != 0.0f) & (thn == thn);
-    const float pi = 3.14159265358979f;
-    vf d = th - thn;
-    d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
-    c = vsel(damp, c + kdl * d, c);
-    hc = vsel(damp, hc + kdl, hc);
-    *f = v3_sel(on, v3_madd(*f, g, -c), *f);
-    *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
+/// dfm_bending_force_hessian_coef over lanes for a group's hinge slots [0, n), in slot order, in
+/// three phases per chunk: every slot's geometry, then every active lane's angle (the libm atan2f,
+/// bitwise the scalar path's; no vector state is live across these calls, so nothing spills), then
+/// the accumulation. A particle's position does not change while its elements are summed, so the
+/// phases see the positions the one-slot-at-a-time order sees.
+static inline __attribute__((always_inline)) void lane_edges(const edge_blk* eb, int32_t n, const float* x_,
+                                                             const float* start_angle, v3* f, m3* H) {
+    hinge_tmp t[HINGE_CHUNK];
+    for (int32_t s0 = 0; s0 < n; s0 += HINGE_CHUNK) {
+        const int32_t m = n - s0 < HINGE_CHUNK ? n - s0 : HINGE_CHUNK;
+        for (int32_t s = 0; s < m; ++s) lane_hinge_geom(&eb[s0 + s], x_, &t[s]);
+        for (int32_t s = 0; s < m; ++s) {
+            const int act = vmask(t[s].on);
+            for (int l = 0; l < W; ++l) t[s].th[l] = (act >> l) & 1 ? atan2f(t[s].ys[l], t[s].xs[l]) : 0.0f;
+        }
+        for (int32_t s = 0; s < m; ++s) {
+            const edge_blk* b = &eb[s0 + s];
+            const vf th = vld(t[s].th), thn = vgather(start_angle, vldi(b->e));
+            const vi on = t[s].on & vfinite(th);
+            const v3 g = t[s].g;
+            const vf k = vld(b->k), kdl = vld(b->kdl);
+            vf c = k * (th - vld(b->rest));
+            vf hc = k;
+            const vi damp = (kdl != 0.0f) & (thn == thn);
+            const float pi = 3.14159265358979f;
+            vf d = th - thn;
+            d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
+            c = vsel(damp, c + kdl * d, c);
+            hc = vsel(damp, hc + kdl, hc);
+            *f = v3_sel(on, v3_madd(*f, g, -c), *f);
+            *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
+        }
+    }
 }
 
 /// dfm_tet_F_ over lanes: [x1 - x0, x2 - x0, x3 - x0] Dm^-1.
@@ -571,7 +597,7 @@ static inline __attribute__((always_inline)) void lane_elements(const char* base
     for (int32_t s = 0; s < gr->tris; ++s) lane_tri(&tb[s], view->x, view->x_prev, f, H);
     at += (size_t)gr->tris * sizeof(tri_blk);
     const edge_blk* eb = (const edge_blk*)at;
-    for (int32_t s = 0; s < gr->edges; ++s) lane_edge(&eb[s], view->x, view->edge_start_angle, f, H);
+    lane_edges(eb, gr->edges, view->x, view->edge_start_angle, f, H);
     at += (size_t)gr->edges * sizeof(edge_blk);
     const tet_blk* kb = (const tet_blk*)at;
     for (int32_t s = 0; s < gr->tets; ++s) lane_tet(&kb[s], view->x, view->x_prev, f, H);
