@@ -12,8 +12,11 @@
 ///   and adjacency are computed once at body creation, not per iteration; the hinges' start
 ///   angles once per advance; the per-element material coefficients once per step
 ///   (vbd_coef_cpu.c).
-/// - P4 offline memory layout: applies-TODO — particles are stored in body order; reordering
-///   particles by color for contiguous access is left for the CUDA backend (issue 4).
+/// - P4 offline memory layout: applies-and-done for the element data of the per-color solve and
+///   the residual pass — a color-ordered, W-wide structure-of-arrays layout filled once per step,
+///   solved W particles at a time (vbd_simd.h, vbd_simd_lanes.h; bitwise this file's scalar
+///   loops, which stay the reference and run with DFM_CPU_SIMD=scalar); applies-TODO for the
+///   positions, still xyz per particle in body order.
 #include "vbd_cpu.h"
 
 #include <string.h>
