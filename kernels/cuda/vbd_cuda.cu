@@ -21,6 +21,7 @@
 #include "cuda_check.h"
 #include "host_bodies_cuda.h"
 #include "model_arrays.h"
+#include "vbd_coef.h"
 #include "vbd_cuda_api.h"
 #include "vbd_particle.h"
 
@@ -52,15 +53,16 @@ struct dfm_cuda_backend {
     float* body_extra;        ///< Device scratch, 3 per body (reactions).
     void* allocations[64];    ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
-    dfm_cuda_contacts contacts; ///< Contact pipeline buffers (shape_count 0 = none).
-    int tet_only;               ///< The model has tets and no active triangle or hinge material.
-    int32_t sm_count;           ///< Multiprocessors of the device (read once at creation).
-    int32_t tiled_max_count;    ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
-    int32_t solve_block;        ///< Threads per block of the per-color solve kernels (both variants).
-    int64_t model_bytes;        ///< Device memory of the model mirror, bytes.
-    int profiling;              ///< Time each launch group with CUDA events (eager steps).
-    cudaEvent_t* events;        ///< Profiling pool: 2 per timed group.
-    int* event_phase;           ///< Phase of each timed group.
+    dfm_cuda_contacts contacts;   ///< Contact pipeline buffers (shape_count 0 = none).
+    int tet_only;                 ///< The model has tets and no active triangle or hinge material.
+    int32_t tri_count, tet_count; ///< Elements of the model (the view carries only edge_count).
+    int32_t sm_count;             ///< Multiprocessors of the device (read once at creation).
+    int32_t tiled_max_count;      ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
+    int32_t solve_block;          ///< Threads per block of the per-color solve kernels (both variants).
+    int64_t model_bytes;          ///< Device memory of the model mirror, bytes.
+    int profiling;                ///< Time each launch group with CUDA events (eager steps).
+    cudaEvent_t* events;          ///< Profiling pool: 2 per timed group.
+    int* event_phase;             ///< Phase of each timed group.
     int event_capacity, event_count;
     float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
     cudaGraphExec_t graph;           ///< Captured step (NULL until captured).
@@ -125,6 +127,19 @@ __global__ void predict_kernel(dfm_vbd_view v, float alpha) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= v.particle_count) return;
     dfm_vbd_predict(&v, i, alpha);
+}
+
+/// The step's per-element coefficients (P3, kernels/shared/vbd_coef.h): one thread per index,
+/// filling the tables the view has (non-NULL) at that index (bitwise the per-visit values: the
+/// same expressions). Parallelism review: P1 applies-and-done (one launch per step, before
+/// the substeps); P2 applies-and-done (one thread per element index, no atomics); P3 this kernel
+/// is the hoist; P4 applies-and-done (coefficients stored in element order, next to the
+/// element's other arrays).
+__global__ void coef_kernel(dfm_vbd_view v, int32_t tri_count, int32_t tet_count) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v.tri_coef && k < tri_count) dfm_vbd_tri_coef(&v, k);
+    if (v.edge_coef && k < v.edge_count) dfm_vbd_edge_coef(&v, k);
+    if (v.tet_coef && k < tet_count) dfm_vbd_tet_coef(&v, k);
 }
 
 __global__ void edge_angle_kernel(dfm_vbd_view v) {
@@ -407,6 +422,12 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     UP(v->v_edge_items, h->v_edge_items, 2 * h->v_edge_offsets[n], int32_t);
     UP(v->v_tet_offsets, h->v_tet_offsets, n + 1, int32_t);
     UP(v->v_tet_items, h->v_tet_items, 2 * h->v_tet_offsets[n], int32_t);
+    /* The per-element coefficients the solve loads (vbd_particle.h: only the tets', filled once
+     * per step by coef_kernel; triangles and hinges compute theirs per visit). */
+    v->tri_coef = v->edge_coef = v->tet_coef = NULL;
+    if (DFM_CUDA_TET_COEF_LOAD && tet_count > 0) UP(v->tet_coef, NULL, 3 * (size_t)tet_count, float);
+    b->tri_count = tri_count;
+    b->tet_count = tet_count;
     v->guess_normal = NULL;
     v->guess_gap = NULL;
     /* Tet-only eligibility, decided once from static model data (seed sec. 5). */
@@ -792,6 +813,14 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     const int coupled = contacts && d->host_body_count > 0; /* b->hosts sized for them (dfm_cuda_backend_step) */
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
     if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
+    if (v.tri_coef || v.edge_coef || v.tet_coef) {
+        const int32_t k = b->tri_count > v.edge_count ? b->tri_count : v.edge_count;
+        const int32_t ke = k > b->tet_count ? k : b->tet_count;
+        if (ke > 0) {
+            coef_kernel<<<grid_for(ke), DFM_CUDA_BLOCK, 0, b->stream>>>(v, b->tri_count, b->tet_count);
+            DFM_CUDA_TRY(cudaGetLastError());
+        }
+    }
     for (int32_t s = 0; s < substeps; ++s) {
         float alpha = (float)(s + 1) / (float)substeps;
         dfm_cuda_advance a;
