@@ -21,6 +21,7 @@
 #include "cuda_check.h"
 #include "host_bodies_cuda.h"
 #include "model_arrays.h"
+#include "vbd_coef.h"
 #include "vbd_cuda_api.h"
 #include "vbd_particle.h"
 
@@ -52,15 +53,22 @@ struct dfm_cuda_backend {
     float* body_extra;        ///< Device scratch, 3 per body (reactions).
     void* allocations[64];    ///< Everything cudaMalloc'ed for the model.
     int allocation_count;
-    dfm_cuda_contacts contacts; ///< Contact pipeline buffers (shape_count 0 = none).
-    int tet_only;               ///< The model has tets and no active triangle or hinge material.
-    int32_t sm_count;           ///< Multiprocessors of the device (read once at creation).
-    int32_t tiled_max_count;    ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
-    int32_t solve_block;        ///< Threads per block of the per-color solve kernels (both variants).
-    int64_t model_bytes;        ///< Device memory of the model mirror, bytes.
-    int profiling;              ///< Time each launch group with CUDA events (eager steps).
-    cudaEvent_t* events;        ///< Profiling pool: 2 per timed group.
-    int* event_phase;           ///< Phase of each timed group.
+    dfm_cuda_contacts contacts;   ///< Contact pipeline buffers (shape_count 0 = none).
+    int tet_only;                 ///< The model has tets and no active triangle or hinge material.
+    int32_t tri_count, tet_count; ///< Elements of the model (the view carries only edge_count).
+    /* The per-body sweep (solve_body_sweep_kernel; issue 15, first slice). */
+    int32_t body_sweep;          ///< 1: small bodies' sweeps run one block per body (DFM_CUDA_BODY_SWEEP).
+    int32_t sweep_block;         ///< Threads per block of the sweep (DFM_CUDA_SWEEP_BLOCK, default 512).
+    int32_t sweep_max_particles; ///< Largest body the sweep takes (DFM_CUDA_SWEEP_MAX, default 4096).
+    int32_t* body_color_ranges;  ///< Device, 2 per body and color: first index into color_particles, count.
+    int sweep_ok;                ///< Every body of the model fits (decided at upload).
+    int32_t sm_count;            ///< Multiprocessors of the device (read once at creation).
+    int32_t tiled_max_count;     ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
+    int32_t solve_block;         ///< Threads per block of the per-color solve kernels (both variants).
+    int64_t model_bytes;         ///< Device memory of the model mirror, bytes.
+    int profiling;               ///< Time each launch group with CUDA events (eager steps).
+    cudaEvent_t* events;         ///< Profiling pool: 2 per timed group.
+    int* event_phase;            ///< Phase of each timed group.
     int event_capacity, event_count;
     float phase_ms[DFM_PHASE_COUNT]; ///< Last profiled step.
     cudaGraphExec_t graph;           ///< Captured step (NULL until captured).
@@ -125,6 +133,19 @@ __global__ void predict_kernel(dfm_vbd_view v, float alpha) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= v.particle_count) return;
     dfm_vbd_predict(&v, i, alpha);
+}
+
+/// The step's per-element coefficients (P3, kernels/shared/vbd_coef.h): one thread per index,
+/// filling the tables the view has (non-NULL) at that index (bitwise the per-visit values: the
+/// same expressions). Parallelism review: P1 applies-and-done (one launch per step, before
+/// the substeps); P2 applies-and-done (one thread per element index, no atomics); P3 this kernel
+/// is the hoist; P4 applies-and-done (coefficients stored in element order, next to the
+/// element's other arrays).
+__global__ void coef_kernel(dfm_vbd_view v, int32_t tri_count, int32_t tet_count) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v.tri_coef && k < tri_count) dfm_vbd_tri_coef(&v, k);
+    if (v.edge_coef && k < v.edge_count) dfm_vbd_edge_coef(&v, k);
+    if (v.tet_coef && k < tet_count) dfm_vbd_tet_coef(&v, k);
 }
 
 __global__ void edge_angle_kernel(dfm_vbd_view v) {
@@ -193,17 +214,14 @@ __global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, in
 /// (16 lanes split a particle's elements; no output atomics: lane 0 writes the particle);
 /// P3 applies-and-done (rest data and hinge start angles hoisted); P4 applies-TODO (particles
 /// are not renumbered by color).
+/// One particle of a tiled solve, run by the 16 lanes (sub 0..15, mask: the half warp's lanes) of
+/// a half warp: each lane walks every 16th incident element, the butterfly sums their forces and
+/// Hessians, lane 0 adds inertia, drag and contacts and takes the Newton step. Shared by the
+/// per-color tiled kernel and the per-body sweep, so both give bitwise the same particle.
 template <int TET_ONLY>
-__global__ void solve_color_tiled_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
-                                         const float* acc_H, const int32_t* __restrict__ particles, int32_t count,
-                                         int two_per_warp) {
-    int32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
-    int32_t warp = tid >> 5, lane = tid & 31, half = lane >> 4, sub = lane & 15;
-    int32_t slot = two_per_warp ? 2 * warp + half : (half ? -1 : warp);
-    if (slot < 0 || slot >= count) return; /* uniform per half warp */
-    int32_t i = particles[slot];
-    if (v.mode[i] != 0) return; /* uniform per half warp */
-    const unsigned mask = 0xFFFFu << (16 * half);
+__device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                               const float* acc_f, const float* acc_H, int32_t i, int32_t sub,
+                                               unsigned mask) {
     dfm_v3 fe = dfm_v3_zero();
     dfm_m33 He = dfm_m33_zero();
     if (!TET_ONLY) {
@@ -222,6 +240,61 @@ __global__ void solve_color_tiled_kernel(dfm_vbd_view v, dfm_contact_view c, int
     solve_contact_terms(v, c, mode, acc_f, acc_H, i, &fc, &Hc);
     dfm_vbd_particle_base(&v, i, fc, Hc, &f, &H);
     dfm_vbd_particle_newton(&v, i, dfm_v3_add(f, fe), dfm_m33_add(H, He));
+}
+
+/// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
+/// model has no active triangle or hinge material, so the generic kernel's other loops add
+/// nothing and the results are bitwise equal). two_per_warp: two particles per 32-lane warp, one
+/// per half (seed sec. 4); else one particle per warp with the upper half idle (the legacy layout).
+///
+/// Parallelism review (seed 001): P1 applies-and-done (one launch per color); P2 applies-and-done
+/// (16 lanes split a particle's elements; no output atomics: lane 0 writes the particle);
+/// P3 applies-and-done (rest data and hinge start angles hoisted); P4 applies-TODO (particles
+/// are not renumbered by color).
+template <int TET_ONLY>
+__global__ void solve_color_tiled_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
+                                         const float* acc_H, const int32_t* __restrict__ particles, int32_t count,
+                                         int two_per_warp) {
+    int32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    int32_t warp = tid >> 5, lane = tid & 31, half = lane >> 4, sub = lane & 15;
+    int32_t slot = two_per_warp ? 2 * warp + half : (half ? -1 : warp);
+    if (slot < 0 || slot >= count) return; /* uniform per half warp */
+    int32_t i = particles[slot];
+    if (v.mode[i] != 0) return; /* uniform per half warp */
+    tiled_particle<TET_ONLY>(v, c, mode, acc_f, acc_H, i, sub, 0xFFFFu << (16 * half));
+}
+
+/// One whole sweep (every color in order) of small bodies, one block per body (issue 15, first
+/// slice): the block walks the body's particles of each color two per warp with the tiled
+/// per-particle solve, and a block barrier separates the colors (it also makes the color's
+/// writes to x and d visible to the block's next color). One launch per iteration replaces one
+/// per color, and a body's element data stays in its SM's L1 across the colors. Per particle the
+/// same code as solve_color_tiled_kernel (bitwise the same results as the tiled path).
+/// ranges: per body and color, the first index into `particles` and the count (2 ints).
+///
+/// Parallelism review (seed 001): P1 applies-and-done (one launch per sweep instead of per color;
+/// the iterations stay separate launches because the penalty update runs between them);
+/// P2 applies-and-done (a block per body, 16 lanes per particle, no atomics); P3 applies-and-done
+/// (as the tiled kernel); P4 applies-TODO (the body's particles are not renumbered by color, and
+/// nothing is staged in shared memory yet).
+template <int TET_ONLY>
+__global__ void solve_body_sweep_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
+                                        const float* acc_H, const int32_t* __restrict__ particles,
+                                        const int32_t* __restrict__ ranges, int32_t color_count) {
+    const int32_t body = blockIdx.x;
+    const int32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31, half = lane >> 4, sub = lane & 15;
+    const int32_t per_pass = (int32_t)(blockDim.x >> 4); /* particles per pass: one per half warp */
+    const unsigned mask = 0xFFFFu << (16 * half);
+    for (int32_t col = 0; col < color_count; ++col) {
+        const int32_t begin = ranges[2 * ((int64_t)body * color_count + col)];
+        const int32_t count = ranges[2 * ((int64_t)body * color_count + col) + 1];
+        for (int32_t slot = 2 * warp + half; slot < count; slot += per_pass) { /* uniform per half warp */
+            const int32_t i = particles[begin + slot];
+            if (v.mode[i] != 0) continue; /* uniform per half warp */
+            tiled_particle<TET_ONLY>(v, c, mode, acc_f, acc_H, i, sub, mask);
+        }
+        __syncthreads();
+    }
 }
 
 __global__ void velocity_kernel(dfm_vbd_view v) {
@@ -249,6 +322,8 @@ static void free_model(dfm_cuda_backend* b) {
     DFM_MODEL_DEVICE_ARRAYS(NULL_ROW)
 #undef NULL_ROW
     b->body_offsets = NULL;
+    b->body_color_ranges = NULL;
+    b->sweep_ok = 0;
     b->residual = b->body_extra = NULL;
     b->backup = NULL;
     b->bad_index = NULL;
@@ -355,6 +430,28 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
             b->tiled_max_count = (int32_t)v;
         }
     }
+    {
+        /* The per-body sweep's knobs (docs/perf.md session 10): on/off, block size, body size. */
+        b->body_sweep = 0;
+        b->sweep_block = 512;
+        b->sweep_max_particles = 4096;
+        const char* names[3] = {"DFM_CUDA_BODY_SWEEP", "DFM_CUDA_SWEEP_BLOCK", "DFM_CUDA_SWEEP_MAX"};
+        const long lo[3] = {0, 32, 1}, hi[3] = {1, 1024, 1 << 20};
+        int32_t* dst[3] = {&b->body_sweep, &b->sweep_block, &b->sweep_max_particles};
+        for (int k = 0; k < 3; ++k) {
+            const char* e = getenv(names[k]);
+            if (!e) continue;
+            char* end = NULL;
+            long v = strtol(e, &end, 10);
+            if (end == e || *end != '\0' || v < lo[k] || v > hi[k] || (k == 1 && v % 32 != 0)) {
+                snprintf(err, err_size, "%s=%s: must be an integer in [%ld, %ld]%s", names[k], e, lo[k], hi[k],
+                         k == 1 ? ", a multiple of 32" : "");
+                free(b);
+                return DFM_ERROR_INVALID_VALUE;
+            }
+            *dst[k] = (int32_t)v;
+        }
+    }
     if (stream) {
         b->stream = (cudaStream_t)stream;
     } else {
@@ -407,6 +504,12 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
     UP(v->v_edge_items, h->v_edge_items, 2 * h->v_edge_offsets[n], int32_t);
     UP(v->v_tet_offsets, h->v_tet_offsets, n + 1, int32_t);
     UP(v->v_tet_items, h->v_tet_items, 2 * h->v_tet_offsets[n], int32_t);
+    /* The per-element coefficients the solve loads (vbd_particle.h: only the tets', filled once
+     * per step by coef_kernel; triangles and hinges compute theirs per visit). */
+    v->tri_coef = v->edge_coef = v->tet_coef = NULL;
+    if (DFM_CUDA_TET_COEF_LOAD && tet_count > 0) UP(v->tet_coef, NULL, 3 * (size_t)tet_count, float);
+    b->tri_count = tri_count;
+    b->tet_count = tet_count;
     v->guess_normal = NULL;
     v->guess_gap = NULL;
     /* Tet-only eligibility, decided once from static model data (seed sec. 5). */
@@ -476,6 +579,36 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
         return DFM_ERROR_OUT_OF_HOST_MEMORY;
     }
     memcpy(b->color_offsets, desc->color_offsets, ((size_t)desc->color_count + 1u) * sizeof(int32_t));
+    /* The per-body sweep's ranges: within a color the particles are in ascending order and a body's
+     * particles are contiguous, so each body's particles of a color are one run of that color. */
+    b->sweep_ok = desc->body_count > 0 && desc->color_count > 0;
+    for (int32_t k = 0; k < desc->body_count && b->sweep_ok; ++k)
+        if (desc->body_offsets[k + 1] - desc->body_offsets[k] > b->sweep_max_particles) b->sweep_ok = 0;
+    b->body_color_ranges = NULL;
+    if (b->sweep_ok) {
+        const size_t nr = 2u * (size_t)desc->body_count * (size_t)desc->color_count;
+        int32_t* ranges = (int32_t*)calloc(nr, sizeof(int32_t));
+        if (!ranges) {
+            free_model(b);
+            snprintf(err, err_size, "out of host memory");
+            return DFM_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        for (int32_t col = 0; col < desc->color_count; ++col)
+            for (int32_t k = desc->color_offsets[col + 1] - 1; k >= desc->color_offsets[col]; --k) {
+                const int32_t body = desc->particle_body[desc->color_particles[k]];
+                int32_t* r = ranges + 2 * ((size_t)body * desc->color_count + col);
+                r[0] = k; /* walking down: ends at the body's first index */
+                r[1]++;
+            }
+        void* p = NULL;
+        int ru = upload(b, &p, ranges, nr * sizeof(int32_t), err, err_size);
+        free(ranges);
+        if (ru) {
+            free_model(b);
+            return ru;
+        }
+        b->body_color_ranges = (int32_t*)p;
+    }
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
     return 0;
 }
@@ -782,6 +915,21 @@ static int launch_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode
     return 0;
 }
 
+/// One whole sweep of every small body, one block each (solve_body_sweep_kernel).
+static int launch_body_sweep(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags, char* err,
+                             size_t err_size) {
+    dfm_cuda_contacts* c = &b->contacts;
+    const unsigned grid = (unsigned)b->body_count;
+    if (b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL))
+        solve_body_sweep_kernel<1><<<grid, b->sweep_block, 0, b->stream>>>(
+            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->color_count);
+    else
+        solve_body_sweep_kernel<0><<<grid, b->sweep_block, 0, b->stream>>>(
+            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->color_count);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 /// Enqueues one whole step on the stream (eager, or while the stream is being captured).
 static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step_desc* d, char* err, size_t err_size) {
     const int32_t n = v.particle_count, substeps = d->substeps;
@@ -792,6 +940,14 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     const int coupled = contacts && d->host_body_count > 0; /* b->hosts sized for them (dfm_cuda_backend_step) */
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
     if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
+    if (v.tri_coef || v.edge_coef || v.tet_coef) {
+        const int32_t k = b->tri_count > v.edge_count ? b->tri_count : v.edge_count;
+        const int32_t ke = k > b->tet_count ? k : b->tet_count;
+        if (ke > 0) {
+            coef_kernel<<<grid_for(ke), DFM_CUDA_BLOCK, 0, b->stream>>>(v, b->tri_count, b->tet_count);
+            DFM_CUDA_TRY(cudaGetLastError());
+        }
+    }
     for (int32_t s = 0; s < substeps; ++s) {
         float alpha = (float)(s + 1) / (float)substeps;
         dfm_cuda_advance a;
@@ -830,7 +986,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         for (int32_t it = 0; it < d->iterations; ++it) {
             if (contacts && d->penalty_beta > 0.0f)
                 TIMED(DFM_PHASE_DUALS, dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size));
-            for (int32_t col = 0; col < b->color_count; ++col) {
+            /* Small bodies: the whole sweep in one launch, one block per body (the tiled per-particle
+             * solve, two particles per warp; not with the legacy scatter, whose accumulators are
+             * filled per color). */
+            const int sweep = b->body_sweep && b->sweep_ok && mode != SOLVE_SCATTERED &&
+                              !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
+            if (sweep) TIMED(DFM_PHASE_SOLVE, launch_body_sweep(b, a, mode, flags, err, err_size));
+            for (int32_t col = 0; col < b->color_count && !sweep; ++col) {
                 int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
                 if (count == 0) continue;
                 if (mode == SOLVE_SCATTERED)

@@ -77,6 +77,19 @@ DFM_HD int dfm_bending_hinge_(const dfm_v3 x[4], dfm_hinge_* g, float* theta) {
 /// the two others from those and t0, t1. Only what vertex vi needs is computed (a visit of the
 /// per-vertex solve uses one vertex's gradient), with the same operations as the four together.
 DFM_HD dfm_v3 dfm_bending_grad_vertex_(const dfm_hinge_* g, int vi) {
+#if defined(__CUDA_ARCH__)
+    /* On the GPU all four are computed and one is selected: the threads of a warp visit different
+     * corners, and the early returns below diverge (H200, session 10, docs/perf.md: cloth-lift's
+     * solve 33.6 ms per step with the select and eager loads, 34.3 ms with the branches and lazy
+     * loads). The same operations, so bitwise the same gradient. */
+    dfm_v3 g0 = dfm_v3_scale(g->n1h, -g->le / g->ln1);
+    dfm_v3 g1 = dfm_v3_scale(g->n2h, -g->le / g->ln2);
+    float t0 = -dfm_v3_dot(g->a0, g->e) / g->le2;
+    float t1 = -dfm_v3_dot(g->b1, g->e) / g->le2;
+    dfm_v3 g2 = dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, 1.0f - t0), dfm_v3_scale(g1, 1.0f - t1)));
+    dfm_v3 g3 = dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, t0), dfm_v3_scale(g1, t1)));
+    return vi == 0 ? g0 : (vi == 1 ? g1 : (vi == 2 ? g2 : g3));
+#else
     if (vi == 0) return dfm_v3_scale(g->n1h, -g->le / g->ln1);
     dfm_v3 g1 = dfm_v3_scale(g->n2h, -g->le / g->ln2);
     if (vi == 1) return g1;
@@ -85,6 +98,7 @@ DFM_HD dfm_v3 dfm_bending_grad_vertex_(const dfm_hinge_* g, int vi) {
     float t1 = -dfm_v3_dot(g->b1, g->e) / g->le2; /* (x1 - x2) . e / |e|^2 */
     if (vi == 2) return dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, 1.0f - t0), dfm_v3_scale(g1, 1.0f - t1)));
     return dfm_v3_neg(dfm_v3_add(dfm_v3_scale(g0, t0), dfm_v3_scale(g1, t1)));
+#endif
 }
 
 /// Internal: hinge geometry. Returns 1 and fills the angle and the angle gradient of all four
@@ -131,7 +145,8 @@ DFM_HD float dfm_bending_start_angle(const dfm_v3 xn[4]) {
 /// h <= 0: no damping). rest_length in m, ke in N, kd in N*s, h in s.
 DFM_HD void dfm_bending_coef(float rest_length, float ke, float kd, float h, float coef[2]) {
     coef[0] = ke * rest_length;
-    coef[1] = (kd != 0.0f && h > 0.0f) ? kd * rest_length / h : 0.0f;
+    coef[1] = 0.0f;
+    if (kd != 0.0f && h > 0.0f) coef[1] = kd * rest_length / h;
 }
 
 /// dfm_bending_force_hessian_thn with the coefficients from dfm_bending_coef (bitwise the same

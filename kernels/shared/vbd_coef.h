@@ -6,8 +6,9 @@
 /// division and a few products per element visit (3 visits per triangle, 4 per hinge and tet, per
 /// iteration) with one pass per step; the
 /// per-visit functions then read them (vbd_particle.h). Results are bitwise those of the
-/// per-visit computation (the same expressions). The CPU backend fills them; a view with NULL
-/// arrays (the CUDA backend) computes them per visit.
+/// per-visit computation (the same expressions). Both backends fill them (the CPU in
+/// vbd_coef_cpu.c, CUDA in coef_kernel once per step); a view with NULL arrays computes them per
+/// visit.
 #ifndef DFM_VBD_COEF_H
 #define DFM_VBD_COEF_H
 

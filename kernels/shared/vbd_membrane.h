@@ -90,7 +90,8 @@ DFM_HD float dfm_membrane_energy(const dfm_v3 x[3], const float dinv[4], float a
 /// in N*m (0 when kd == 0 or h <= 0: no damping). area in m^2, kd in N*s/m, h in s.
 DFM_HD void dfm_membrane_coef(float area, float mu, float lambda, float kd, float h, float coef[3]) {
     dfm_membrane_params_(mu, lambda, &coef[0], &coef[1]);
-    coef[2] = (kd != 0.0f && h > 0.0f) ? kd * area / h : 0.0f;
+    coef[2] = 0.0f;
+    if (kd != 0.0f && h > 0.0f) coef[2] = kd * area / h;
 }
 
 /// dfm_membrane_force_hessian with the coefficients from dfm_membrane_coef (bitwise the same

@@ -12,6 +12,27 @@
 #include "vbd_tet.h"
 #include "vbd_view.h"
 
+/// Where the element visits take their per-step coefficients (vbd_coef.h) from: the view's
+/// tables when these are 1 and the table is not NULL, else computed per visit (the same
+/// expressions, bitwise the same values). The CPU reads its tables. On CUDA the solve is bound by
+/// memory, and loading costs more than computing for triangles and hinges (H200, session 10,
+/// docs/perf.md: cloth-lift's solve 36.7 -> 40.0 ms per step with the tables loaded); tets load
+/// theirs when DFM_CUDA_TET_COEF_LOAD is 1 (the CUDA backend then fills only the tet table).
+/// The element's positions are loaded before its coefficients are computed: the division in
+/// them ends a basic block on CUDA, and loads issued after it wait for it (session 10).
+#ifndef DFM_CUDA_TET_COEF_LOAD
+#define DFM_CUDA_TET_COEF_LOAD 1
+#endif
+#if defined(__CUDA_ARCH__)
+#define DFM_VBD_TRI_COEF_TABLE 0
+#define DFM_VBD_EDGE_COEF_TABLE 0
+#define DFM_VBD_TET_COEF_TABLE DFM_CUDA_TET_COEF_LOAD
+#else
+#define DFM_VBD_TRI_COEF_TABLE 1
+#define DFM_VBD_EDGE_COEF_TABLE 1
+#define DFM_VBD_TET_COEF_TABLE 1
+#endif
+
 /// Relative determinant safeguard of the 3x3 solve: the step is skipped when
 /// |det H| <= DFM_VBD_DET_EPS * (max |H_kk|)^3 (H numerically singular).
 #define DFM_VBD_DET_EPS 1e-9f
@@ -75,13 +96,10 @@ DFM_HD void dfm_vbd_accumulate_tris(const dfm_vbd_view* v, int32_t i, int32_t fi
         for (int c = 0; c < 3; ++c) {
             int32_t p = v->tris[3 * t + c];
             x[c] = dfm_v3_load(v->x + 3 * p);
-            xn[c] = dfm_v3_load(v->x_prev + 3 * p);
+            xn[c] = dfm_v3_load(v->x_prev + 3 * p); /* read only with damping; loaded early (faster on CUDA) */
         }
-        /* Coefficients per visit when the view has none (vbd_coef.h). Copied into a local array,
-         * never selected by pointer: a pointer to either global or local memory kept the array
-         * out of registers on CUDA. */
         float coef[3];
-        if (v->tri_coef)
+        if (DFM_VBD_TRI_COEF_TABLE && v->tri_coef)
             for (int c = 0; c < 3; ++c) coef[c] = v->tri_coef[3 * t + c];
         else
             dfm_membrane_coef(v->tri_area[t], mat[0], mat[1], mat[2], v->h, coef);
@@ -96,19 +114,24 @@ DFM_HD void dfm_vbd_accumulate_edges(const dfm_vbd_view* v, int32_t i, int32_t f
         int32_t e = v->v_edge_items[2 * k], corner = v->v_edge_items[2 * k + 1];
         const float* mat = v->edge_material + 2 * e;
         if (mat[0] <= 0.0f) continue;
-        dfm_v3 x[4], xn[4];
-        for (int c = 0; c < 4; ++c) {
-            int32_t p = v->edges[4 * e + c];
-            x[c] = dfm_v3_load(v->x + 3 * p);
-            xn[c] = dfm_v3_load(v->x_prev + 3 * p);
-        }
+        dfm_v3 x[4];
+        for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->edges[4 * e + c]);
         float coef[2];
-        if (v->edge_coef)
+        if (DFM_VBD_EDGE_COEF_TABLE && v->edge_coef)
             for (int c = 0; c < 2; ++c) coef[c] = v->edge_coef[2 * e + c];
         else
             dfm_bending_coef(v->edge_rest_length[e], mat[0], mat[1], v->h, coef);
-        const float thn = v->edge_start_angle ? v->edge_start_angle[e]
-                                              : (coef[1] != 0.0f ? dfm_bending_start_angle(xn) : NAN);
+        /* The step-start angle: hoisted per advance when the view has it, else from the step-start
+         * positions, loaded only then (12 loads per visit that the damping-free or hoisted case
+         * does not need: session 10 found them costing the CUDA cloth solve). */
+        float thn = NAN;
+        if (v->edge_start_angle) {
+            thn = v->edge_start_angle[e];
+        } else if (coef[1] != 0.0f) {
+            dfm_v3 xn[4];
+            for (int c = 0; c < 4; ++c) xn[c] = dfm_v3_load(v->x_prev + 3 * v->edges[4 * e + c]);
+            thn = dfm_bending_start_angle(xn);
+        }
         dfm_bending_force_hessian_coef(x, thn, v->edge_rest_angle[e], coef, corner, f, H);
     }
 }
@@ -127,7 +150,7 @@ DFM_HD void dfm_vbd_accumulate_tets(const dfm_vbd_view* v, int32_t i, int32_t fi
             xn[c] = dfm_v3_load(v->x_prev + 3 * p);
         }
         float coef[3];
-        if (v->tet_coef)
+        if (DFM_VBD_TET_COEF_TABLE && v->tet_coef)
             for (int c = 0; c < 3; ++c) coef[c] = v->tet_coef[3 * t + c];
         else
             dfm_tet_coef(v->tet_volume[t], mat[0], mat[1], mat[2], v->h, coef);

@@ -91,7 +91,8 @@ DFM_HD float dfm_tet_energy(const dfm_v3 x[4], const float dminv[9], float volum
 /// or h <= 0: no damping). volume in m^3, kd in Pa*s, h in s.
 DFM_HD void dfm_tet_coef(float volume, float mu, float lambda, float kd, float h, float coef[3]) {
     dfm_tet_params_(mu, lambda, &coef[0], &coef[1]);
-    coef[2] = (kd != 0.0f && h > 0.0f) ? kd * volume / h : 0.0f;
+    coef[2] = 0.0f;
+    if (kd != 0.0f && h > 0.0f) coef[2] = kd * volume / h;
 }
 
 /// dfm_tet_force_hessian with the coefficients from dfm_tet_coef (bitwise the same result;
