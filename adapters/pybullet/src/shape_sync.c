@@ -414,6 +414,16 @@ static int read_body(dfm_pyb_instance* inst, int body, shape_list* l) {
         b3_collision_shape_information info;
         memset(&info, 0, sizeof(info));
         b->b3GetCollisionShapeInformation(c, &info);
+        if (info.num_shapes == 0) {
+            /* A collider pybullet 3.2.7 cannot describe: its shape info has no case for heightfields
+               and SDF shapes (it prints "Unexpected collision shape type") and returns no entry. A
+               link without a collider fails the request instead (above). */
+            dfm_pyb_log(inst,
+                        "body %d link %d: pybullet reports a collision shape it cannot describe (GEOM_HEIGHTFIELD or "
+                        "GEOM_SDF), not supported; dfm's deformables pass through it",
+                        body, link);
+            continue;
+        }
         /* Copied: the mesh requests below are further commands of the same client. */
         b3_collision_shape_data* entries = NULL;
         if (info.num_shapes > 0) {
