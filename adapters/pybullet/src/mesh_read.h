@@ -38,9 +38,10 @@ void dfm_pyb_mesh_free(dfm_pyb_mesh* m);
 void dfm_pyb_obj_free(dfm_pyb_obj* o);
 
 /// Triangulates the convex hull of `count` points (xyz doubles, `stride` doubles apart) into `out`
-/// (incremental hull; points within 1e-7 of the point set's size of a face count as on it; only the
-/// hull's corners are kept). Returns 1; 0 with the reason in `why` when the points span no volume
-/// or memory runs out.
+/// (incremental hull; points within 1e-7 of the point set's size of a face count as on it; a point
+/// that was a corner when it came and ends on a face or edge stays a vertex there: the surface is
+/// the hull's). Returns 1; 0 with the reason in `why` when the points span no volume or memory
+/// runs out.
 int dfm_pyb_convex_hull(const double* points, int32_t count, int32_t stride, dfm_pyb_mesh* out, char* why,
                         size_t why_size);
 
