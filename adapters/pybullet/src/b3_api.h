@@ -32,6 +32,7 @@ enum {
     B3_PHYSICS_PARAMETERS_COMPLETED = 91,
     B3_COLLISION_SHAPE_INFO_COMPLETED = 96,
     B3_CONTACT_POINT_INFORMATION_COMPLETED = 39,
+    B3_REQUEST_COLLISION_INFO_COMPLETED = 85,
     B3_REQUEST_MESH_DATA_COMPLETED = 110
 };
 
@@ -241,7 +242,9 @@ _Static_assert(offsetof(b3_physics_parameters, num_sub_steps) == 40, "b3PhysicsS
     X(void, b3GetContactPointInformation, (b3_client, b3_contact_information*))                             \
     X(b3_command, b3GetMeshDataCommandInit, (b3_client, int, int))                                             \
     X(void, b3GetMeshDataSetCollisionShapeIndex, (b3_command, int))                                           \
-    X(void, b3GetMeshData, (b3_client, b3_mesh_data*))
+    X(void, b3GetMeshData, (b3_client, b3_mesh_data*))                                                        \
+    X(b3_command, b3RequestCollisionInfoCommandInit, (b3_client, int))                                         \
+    X(int, b3GetStatusAABB, (b3_status, int, double*, double*))
 // clang-format on
 
 /// The resolved b3 functions, one pointer per entry of DFM_PYB_B3_FUNCTIONS.

@@ -382,6 +382,17 @@ static void disable_sleeping(dfm_pyb_instance* inst, int body) {
     inst->awake_bodies[inst->awake_count++] = body;
 }
 
+/// 1 when pybullet gives (body, link) a world AABB of nonzero extent.
+static int has_extent(dfm_pyb_instance* inst, int body, int link) {
+    const b3_api* b = &inst->api;
+    b3_status st = b->b3SubmitClientCommandAndWaitStatus(inst->client,
+                                                         b->b3RequestCollisionInfoCommandInit(inst->client, body));
+    double lo[3], hi[3];
+    if (b->b3GetStatusType(st) != B3_REQUEST_COLLISION_INFO_COMPLETED || !b->b3GetStatusAABB(st, link, lo, hi))
+        return 1; /* cannot tell: report it */
+    return hi[0] - lo[0] > 1e-9 || hi[1] - lo[1] > 1e-9 || hi[2] - lo[2] > 1e-9;
+}
+
 /// Reads the shapes of one body (all its links) into `l`. Logs what it cannot use. Returns 0 on
 /// an allocation failure.
 static int read_body(dfm_pyb_instance* inst, int body, shape_list* l) {
@@ -415,9 +426,11 @@ static int read_body(dfm_pyb_instance* inst, int body, shape_list* l) {
         memset(&info, 0, sizeof(info));
         b->b3GetCollisionShapeInformation(c, &info);
         if (info.num_shapes == 0) {
-            /* A collider pybullet 3.2.7 cannot describe: its shape info has no case for heightfields
-               and SDF shapes (it prints "Unexpected collision shape type") and returns no entry. A
-               link without a collider fails the request instead (above). */
+            /* No entry: a link without shapes (an empty base, e.g. createMultiBody(0, -1, ...) with
+               links: its AABB is a point) or a collider pybullet 3.2.7 cannot describe (its shape info
+               has no case for heightfields and SDF shapes: it prints "Unexpected collision shape
+               type"), which has an AABB of some extent. */
+            if (!has_extent(inst, body, link)) continue;
             dfm_pyb_log(inst,
                         "body %d link %d: pybullet reports a collision shape it cannot describe (GEOM_HEIGHTFIELD or "
                         "GEOM_SDF), not supported; dfm's deformables pass through it",
