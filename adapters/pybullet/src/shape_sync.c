@@ -224,6 +224,9 @@ static double* request_hull_points(dfm_pyb_instance* inst, int body, int link, i
     return p;
 }
 
+/// Smallest SDF cell the plugin asks dfm for, m (push_mesh).
+#define DFM_PYB_MIN_SDF_CELL 0.002f
+
 /// Pushes one dfm mesh shape of entry `s` (its part set), with `def` as translated and `identity`
 /// set when the mesh is already in the link's centre-of-mass frame (pybullet's hull points). A mesh
 /// that is not closed is logged and freed. Returns 1 when pushed, 0 when skipped, -1 when out of
@@ -238,6 +241,20 @@ static int push_mesh(dfm_pyb_instance* inst, shape_list* l, dfm_pyb_shape* s, co
         return 0;
     }
     dfm_shape_def d = *def;
+    /* dfm's automatic SDF cell is 1/48 of the mesh's largest extent and its grid reaches 0.05 m past
+       the surface, so the bake costs about triangles x (0.05 m / cell)^3: a 5 cm hull (1 mm cells)
+       took 15 s. The cell is kept at 2 mm or more (docs/pybullet.md, "Meshes"). */
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) lo[a] = hi[a] = mesh->vertices[a];
+    for (int32_t i = 1; i < mesh->vertex_count; ++i)
+        for (int a = 0; a < 3; ++a) {
+            const float x = mesh->vertices[3 * i + a];
+            lo[a] = x < lo[a] ? x : lo[a];
+            hi[a] = x > hi[a] ? x : hi[a];
+        }
+    float extent = 0.0f;
+    for (int a = 0; a < 3; ++a) extent = hi[a] - lo[a] > extent ? hi[a] - lo[a] : extent;
+    if (extent / 48.0f < DFM_PYB_MIN_SDF_CELL) d.sdf_cell_size = DFM_PYB_MIN_SDF_CELL;
     if (identity) {
         for (int a = 0; a < 3; ++a) d.local_position[a] = 0.0f;
         d.local_rotation[0] = d.local_rotation[1] = d.local_rotation[2] = 0.0f;
