@@ -31,7 +31,9 @@ enum {
     B3_GET_DYNAMICS_INFO_COMPLETED = 77,
     B3_PHYSICS_PARAMETERS_COMPLETED = 91,
     B3_COLLISION_SHAPE_INFO_COMPLETED = 96,
-    B3_CONTACT_POINT_INFORMATION_COMPLETED = 39
+    B3_CONTACT_POINT_INFORMATION_COMPLETED = 39,
+    B3_REQUEST_COLLISION_INFO_COMPLETED = 85,
+    B3_REQUEST_MESH_DATA_COMPLETED = 110
 };
 
 /// Collision geometry types (GEOM_*) of b3_collision_shape_data.geometry_type.
@@ -97,6 +99,21 @@ typedef struct b3_collision_shape_information {
     int num_shapes;
     b3_collision_shape_data* shapes;
 } b3_collision_shape_information;
+
+/// struct b3MeshVertex: one vertex of b3GetMeshData (w unused).
+typedef struct b3_mesh_vertex {
+    double x, y, z, w;
+} b3_mesh_vertex;
+
+/// struct b3MeshData. For a multibody link's collision shape pybullet 3.2.7 returns the points of
+/// its convex hulls only (btConvexHullShape::getVertex, scaled, in the link's centre-of-mass frame:
+/// compound child frames applied), no faces; a concave triangle mesh or a primitive returns no
+/// vertices (and pybullet prints "?" on stdout). The array is the client's cache, valid until its
+/// next command.
+typedef struct b3_mesh_data {
+    int num_vertices;
+    const b3_mesh_vertex* vertices;
+} b3_mesh_data;
 
 /// struct b3ContactInformation (the points themselves are not read).
 typedef struct b3_contact_information {
@@ -186,6 +203,7 @@ _Static_assert(sizeof(b3_link_state) == 264, "b3LinkState layout");
 _Static_assert(offsetof(b3_link_state, world_linear_velocity) == 168, "b3LinkState.m_worldLinearVelocity");
 _Static_assert(sizeof(b3_dynamics_info) == 200, "b3DynamicsInfo layout");
 _Static_assert(offsetof(b3_dynamics_info, body_type) == 140, "b3DynamicsInfo.m_bodyType");
+_Static_assert(sizeof(b3_mesh_vertex) == 32 && sizeof(b3_mesh_data) == 16, "b3MeshData layout");
 _Static_assert(offsetof(b3_physics_parameters, num_sub_steps) == 40, "b3PhysicsSimulationParameters");
 
 // clang-format off
@@ -221,7 +239,12 @@ _Static_assert(offsetof(b3_physics_parameters, num_sub_steps) == 40, "b3PhysicsS
     X(int, b3CreatePoseCommandSetBaseAngularVelocity, (b3_command, const double*))                             \
     X(b3_command, b3InitRequestContactPointInformation, (b3_client))                                           \
     X(void, b3SetContactFilterBodyA, (b3_command, int))                                                        \
-    X(void, b3GetContactPointInformation, (b3_client, b3_contact_information*))
+    X(void, b3GetContactPointInformation, (b3_client, b3_contact_information*))                             \
+    X(b3_command, b3GetMeshDataCommandInit, (b3_client, int, int))                                             \
+    X(void, b3GetMeshDataSetCollisionShapeIndex, (b3_command, int))                                           \
+    X(void, b3GetMeshData, (b3_client, b3_mesh_data*))                                                        \
+    X(b3_command, b3RequestCollisionInfoCommandInit, (b3_client, int))                                         \
+    X(int, b3GetStatusAABB, (b3_status, int, double*, double*))
 // clang-format on
 
 /// The resolved b3 functions, one pointer per entry of DFM_PYB_B3_FUNCTIONS.

@@ -56,6 +56,8 @@ void dfm_pyb_instance_destroy(dfm_pyb_instance* inst) {
         if (g_instances[i] == inst) g_instances[i] = NULL;
     pthread_mutex_unlock(&g_registry_lock);
     if (inst->world) dfm_world_destroy(inst->world);
+    for (int i = 0; i < inst->user_mesh_count; ++i) dfm_pyb_mesh_free(&inst->user_meshes[i].mesh);
+    free(inst->user_meshes);
     for (int i = 0; i < inst->message_count; ++i) free(inst->messages[i]);
     free(inst->messages);
     free(inst->shapes);

@@ -7,6 +7,7 @@
 #define DFM_PYB_INSTANCE_H
 
 #include "b3_api.h"
+#include "mesh_read.h"
 
 #include <dfm/dfm_pybullet.h>
 
@@ -19,8 +20,19 @@ typedef struct dfm_pyb_shape {
     double local_frame[7]; ///< In the link's centre-of-mass frame: position (m), quaternion (x, y, z, w).
     float mu;              ///< Friction coefficient given to dfm (the link's lateral friction).
     int link_slot;         ///< Index of its body/link in dfm_pyb_instance.links.
+    int part;              ///< GEOM_MESH: which convex part of the entry (an OBJ has one hull per part); 0 otherwise.
+    uint64_t mesh_hash;    ///< GEOM_MESH: dfm_pyb_mesh_hash of the mesh given to dfm; 0 otherwise.
     dfm_shape_id id;       ///< The dfm shape.
 } dfm_pyb_shape;
+
+/// Triangles handed in from Python for one GEOM_MESH entry whose triangles pybullet's C API does
+/// not return (a concave mesh made by createCollisionShape): dfm_pyb_set_mesh.
+typedef struct dfm_pyb_user_mesh {
+    int body;          ///< pybullet body unique id.
+    int link;          ///< Link index, -1 = base.
+    int shape;         ///< Index of the entry in the link's collision shape information.
+    dfm_pyb_mesh mesh; ///< Welded, scaled, in the entry's frame.
+} dfm_pyb_user_mesh;
 
 /// One tracked body or link that owns dfm shapes: where its pose comes from and where its
 /// reaction goes.
@@ -64,6 +76,9 @@ typedef struct dfm_pyb_instance {
                        ///< notifies LINK_DYNAMICS_CHANGED, which would re-read the shapes again).
     int awake_count;
     int awake_capacity;
+    dfm_pyb_user_mesh* user_meshes; ///< Meshes handed in by dfm_pyb_set_mesh (dropped with their body).
+    int user_mesh_count;
+    int user_mesh_capacity;
     int64_t ticks;      ///< Ticks run with a world.
     int substep;        ///< Index of this tick within the server's stepSimulation.
     int pending;        ///< Implicit coupling: the post-tick left forces for the next pre-tick to apply.

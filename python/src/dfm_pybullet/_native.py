@@ -8,7 +8,7 @@ import os
 from ._errors import DfmError
 
 #: Bridge version this package speaks (DFM_PYB_BRIDGE_VERSION).
-BRIDGE_VERSION = 1
+BRIDGE_VERSION = 2
 #: executePluginCommand command that returns the instance key (DFM_PYB_COMMAND_INSTANCE_KEY).
 COMMAND_INSTANCE_KEY = 1
 #: The postfix of the plugin's entry points (initPlugin_dfm, ...).
@@ -67,6 +67,8 @@ _SIGNATURES = {
     "dfm_pyb_reactions": (_i, [_i, _pi, ctypes.POINTER(ctypes.c_double), _i]),
     "dfm_pyb_message_count": (_i, [_i]),
     "dfm_pyb_message": (ctypes.c_char_p, [_i, _i]),
+    "dfm_pyb_set_mesh": (_i, [_i, _i, _i, _i, ctypes.POINTER(ctypes.c_double), _i, _pi, _i,
+                              ctypes.POINTER(ctypes.c_double)]),
     "dfm_pyb_def_size": (ctypes.c_uint32, [_i]),
     "dfm_pyb_cloth_def_default": (None, [ctypes.POINTER(ClothDef)]),
     "dfm_pyb_volume_def_default": (None, [ctypes.POINTER(VolumeDef)]),

@@ -213,6 +213,36 @@ class World:
         self._check(world, self._lib.dfm_body_set_kinematic_targets(world, body._id, _int_ptr(idx), idx.size,
                                                                     _float_ptr(tgt), 0), "set_kinematic_targets")
 
+    # -- rigid meshes pybullet does not describe ---------------------------------------------
+    def set_mesh(self, body, vertices, indices, link=-1, shape=0, mesh_scale=(1.0, 1.0, 1.0)):
+        """Gives dfm the triangles of a concave GEOM_MESH collision shape that pybullet's C API
+        cannot return: one made by ``createCollisionShape(GEOM_MESH, vertices=..., indices=...)``
+        (or from a file with ``GEOM_FORCE_CONCAVE_TRIMESH``). Pass the same ``vertices`` ((n, 3),
+        in the shape's frame), ``indices`` (3 per triangle, flat or (m, 3), counter-clockwise seen
+        from outside) and ``mesh_scale`` as to pybullet, and where the shape sits: pybullet
+        ``body``, ``link`` (-1 = base) and ``shape``, the entry's index in
+        ``getCollisionShapeData(body, link)``. The mesh must be closed (after welding vertices with
+        equal coordinates). dfm uses it from the next step on; the plugin's messages() name every
+        GEOM_MESH that needs this call. DfmError with the reason (an open mesh, an index out of
+        range) otherwise. Convex meshes, URDF meshes and OBJ files are read without it."""
+        v = np.ascontiguousarray(np.asarray(vertices, dtype=np.float64))
+        if v.ndim != 2 or v.shape[1] != 3:
+            raise ValueError(f"set_mesh(): vertices must be (n, 3) (m); got shape {v.shape}")
+        idx = np.asarray(indices)
+        if idx.size and idx.dtype.kind not in "iu":
+            raise TypeError(f"set_mesh(): indices must be ints (vertex indices), not {idx.dtype}")
+        idx = np.ascontiguousarray(idx.reshape(-1), dtype=np.int32)
+        scale = np.ascontiguousarray(np.asarray(mesh_scale, dtype=np.float64).reshape(3))
+        for name, value in (("body", body), ("link", link), ("shape", shape)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise TypeError(f"set_mesh(): {name} must be an int, not {value!r}")
+        self._world()
+        dp = ctypes.POINTER(ctypes.c_double)
+        r = self._lib.dfm_pyb_set_mesh(self._key, int(body), int(link), int(shape), v.ctypes.data_as(dp), v.shape[0],
+                                       _int_ptr(idx), idx.size, scale.ctypes.data_as(dp))
+        if r != 0:
+            raise DfmError(self._lib.dfm_pyb_last_error(self._key).decode(), r, _native.result_name(r))
+
     # -- readers ---------------------------------------------------------------------------
     def positions(self, body, out=None):
         """The body's vertex positions, (n, 3) float32, m, world frame, written by dfm straight

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /// Version of this bridge; the Python package refuses a library with another.
-#define DFM_PYB_BRIDGE_VERSION 1
+#define DFM_PYB_BRIDGE_VERSION 2
 
 /// executePluginCommand ints[0]: returns the instance key (>= 0) of the calling client's server.
 #define DFM_PYB_COMMAND_INSTANCE_KEY 1
@@ -85,6 +85,21 @@ DFM_PYB_API int32_t dfm_pyb_shape_count(int32_t key);
 /// Writes at most `capacity` entries and returns how many there are (call with capacity 0 to
 /// size), or -1 for an unknown key.
 DFM_PYB_API int32_t dfm_pyb_reactions(int32_t key, int32_t* body_links, double* wrenches, int32_t capacity);
+
+/// Hands the plugin the triangles of GEOM_MESH entry `shape` (its index in
+/// getCollisionShapeData(body, link)) of a body's link (-1 = base), for a concave mesh whose
+/// triangles pybullet's C API does not return (one made by createCollisionShape with indices, or
+/// with GEOM_FORCE_CONCAVE_TRIMESH). `vertices`: 3 doubles each in the entry's frame, multiplied by
+/// `mesh_scale` (3 doubles) as createCollisionShape does; `indices`: 3 per triangle,
+/// counter-clockwise seen from outside; both copied. Vertices with identical coordinates are
+/// welded; the mesh must then be closed (every edge used once each way). It replaces what pybullet
+/// reports for that entry from the next tick on and stays until the body is removed.
+/// DFM_ERROR_STALE_ID for an unknown key, DFM_ERROR_NULL_POINTER, DFM_ERROR_INVALID_COUNT,
+/// DFM_ERROR_INDEX_OUT_OF_RANGE, DFM_ERROR_NON_FINITE, DFM_ERROR_INVALID_VALUE (an open mesh), with
+/// the message in dfm_pyb_last_error. (Bridge 2.)
+DFM_PYB_API dfm_result dfm_pyb_set_mesh(int32_t key, int32_t body, int32_t link, int32_t shape, const double* vertices,
+                                        int32_t vertex_count, const int32_t* indices, int32_t index_count,
+                                        const double* mesh_scale);
 
 /// Number of messages the plugin has logged (unsupported shapes and bodies, warnings), or -1.
 DFM_PYB_API int32_t dfm_pyb_message_count(int32_t key);
