@@ -19,12 +19,15 @@
 #include <string.h>
 
 #include "contact_reaction.h"
+#include "deform_contact_cpu.h"
 #include "contact_sheet.h"
 #include "host_bodies_cpu.h"
 #include "vbd_particle.h"
 
-/// Solves particle i of a color with its contact force/Hessian.
-static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i) {
+/// Solves particle i of a color with its contact force/Hessian; with deformable contact (dc not
+/// NULL), adds the force and Hessian of its pairs (from the colour snapshot) and bounds its step
+/// (kernels/shared/deform_contact.h).
+static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i) {
     if (view->mode[i] != 0) return;
     dfm_v3 f = dfm_v3_zero();
     dfm_m33 H = dfm_m33_zero();
@@ -35,27 +38,40 @@ static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* c
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) H.m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
     }
-    dfm_vbd_solve_particle(view, i, f, H);
+    if (!dc || !dc->surface[i]) {
+        dfm_vbd_solve_particle(view, i, f, H);
+        return;
+    }
+    const float gap = dfm_dc_gather(&dc->view, dc->x_snap, dc->d_snap, view->h, i, &f, &H);
+    const dfm_v3 d_old = dfm_v3_load(view->d + 3 * i);
+    if (!dfm_vbd_solve_particle(view, i, f, H)) return;
+    const dfm_v3 d_new = dfm_v3_load(view->d + 3 * i);
+    const dfm_v3 b = dfm_dc_bound_step(d_old, d_new, gap, dc->view.total_bound);
+    if (b.x != d_new.x || b.y != d_new.y || b.z != d_new.z) {
+        dfm_v3_store(b, view->d + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(view->x_prev + 3 * i), b), view->x + 3 * i);
+    }
 }
 
 /// A color's particles for solve_range.
 typedef struct solve_ctx {
     const dfm_vbd_view* view;
     const dfm_cpu_contacts* cc;
+    const dfm_cpu_dc* dc;
     const int32_t* particles; ///< The color's particles.
 } solve_ctx;
 
 /// Solves the color's particles [begin, end).
 static void solve_range(void* p, int32_t begin, int32_t end) {
     const solve_ctx* s = (const solve_ctx*)p;
-    for (int32_t k = begin; k < end; ++k) solve_one(s->view, s->cc, s->particles[k]);
+    for (int32_t k = begin; k < end; ++k) solve_one(s->view, s->cc, s->dc, s->particles[k]);
 }
 
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
 /// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN).
-static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
-                        int32_t begin, int32_t end, int nt) {
-    solve_ctx s = {view, cc, color_particles + begin};
+static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
+                        const int32_t* color_particles, int32_t begin, int32_t end, int nt) {
+    solve_ctx s = {view, cc, dc, color_particles + begin};
     dfm_cpu_run(dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN), nt, end - begin, solve_range, &s);
 }
 
@@ -140,7 +156,8 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
 
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies) {
+                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies,
+                         dfm_cpu_dc* dc) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -176,6 +193,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #endif
         for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
     }
+    if (dc) dfm_cpu_dc_detect(dc, view); /* pairs at x_prev; bounds the initial guess */
 
     if (bodies) body_record_offsets(cc ? cc->view : NULL, bodies);
     for (int32_t it = 0; it < iterations; ++it) {
@@ -183,7 +201,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
             if (cc && !cc->gather) dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
-            solve_color(view, cc, color_particles, begin, end, nt);
+            if (dc) dfm_cpu_dc_snapshot(dc, view);
+            solve_color(view, cc, dc, color_particles, begin, end, nt);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);

@@ -6,6 +6,7 @@
 #include "body_translation.h"
 #include "contacts_cpu.h"
 #include "cpu_threads.h"
+#include "deform_contact_cpu.h"
 #include "vbd_view.h"
 
 /// The convergence figure of one advance (world_stats.force_residual_*): each dynamic particle's
@@ -34,10 +35,13 @@ typedef struct dfm_cpu_body_solve {
 /// `alpha` is the fraction of the host step reached at the end of this advance (kinematic targets).
 /// `threads` > 0 limits OpenMP workers. Bitwise deterministic for any thread count: particles of
 /// one color are independent. `convergence` (NULL = not measured) is filled at the end. `bodies`
-/// (NULL = off) adds the body-level translation solve after every sweep.
+/// (NULL = off) adds the body-level translation solve after every sweep. `deform` (NULL = off)
+/// adds deformable-deformable contact: pairs detected after predict, their forces in each
+/// particle's solve, its step bounded (deform_contact_cpu.h).
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies);
+                         int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies,
+                         dfm_cpu_dc* deform);
 
 /// Fills the view's per-element coefficient arrays (kernels/shared/vbd_coef.h) for the substep
 /// view->h: tri_count triangles, view->edge_count hinges, tet_count tets. Once per step (h and the

@@ -92,6 +92,7 @@ DFM_HD void dfm_dc_point_triangle(dfm_v3 p, dfm_v3 a, dfm_v3 b, dfm_v3 c, float 
     if (!(area2 > 1e-12f * sc * sc)) { /* degenerate: best of the three edges */
         dfm_v3 e[3][2] = {{a, b}, {b, c}, {c, a}};
         float best = 3.0e38f;
+        bary[0] = 1.0f, bary[1] = 0.0f, bary[2] = 0.0f; /* also for non-finite input */
         for (int k = 0; k < 3; ++k) {
             float t = dfm_dc_point_segment(p, e[k][0], e[k][1]);
             dfm_v3 q = dfm_v3_madd(e[k][0], dfm_v3_sub(e[k][1], e[k][0]), t);

@@ -1,0 +1,128 @@
+/// @file deform_contact_cpu.c
+/// CPU detection of deformable-deformable contact pairs and their per-particle lists (see
+/// deform_contact_cpu.h); the force math is kernels/shared/deform_contact.h.
+///
+/// Parallelism review (seed 001):
+/// - P1 level batching: does-not-apply: no tree recursion here (the BVH build and query are in
+///   bvh_cpu.c, whose review covers them).
+/// - P2 parallel independent columns: applies-TODO: the narrow-phase test of each candidate and
+///   the guess bound of each particle are independent items; serial here, in candidate and
+///   particle order, so that the pair list is the same for any thread count (a parallel version
+///   needs a count pass and a scan, like the broad phase on CUDA).
+/// - P3 loop-invariant hoisting: applies-and-done: the query radius and the advance's bound are
+///   computed once per advance; the pairs' lists once per advance, not per iteration; the colour
+///   snapshot once per colour.
+/// - P4 offline memory layout: applies-and-done: each particle's items are contiguous (CSR) in
+///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
+#include "deform_contact_cpu.h"
+
+#include <string.h>
+
+/// Fills the CSR of each particle's pair items (4 per pair, in pair order).
+static void build_lists(dfm_cpu_dc* s, int32_t n) {
+    memset(s->offsets, 0, sizeof(int32_t) * ((size_t)n + 1u));
+    for (int32_t p = 0; p < s->pair_count; ++p)
+        for (int j = 0; j < 4; ++j) s->offsets[s->pairs[p].v[j] + 1]++;
+    for (int32_t i = 0; i < n; ++i) s->offsets[i + 1] += s->offsets[i];
+    /* fill with a running cursor per particle: offsets[i] is advanced, then shifted back */
+    for (int32_t p = 0; p < s->pair_count; ++p)
+        for (int j = 0; j < 4; ++j) s->items[s->offsets[s->pairs[p].v[j]]++] = 4 * p + j;
+    for (int32_t i = n; i > 0; --i) s->offsets[i] = s->offsets[i - 1];
+    s->offsets[0] = 0;
+}
+
+/// Queries one tree; appends to s->cand from slot `used`. Returns the pairs found (all of them,
+/// also those beyond the capacity).
+static int64_t query(dfm_cpu_dc* s, dfm_cpu_bvh* tree, const dfm_bvh_input* in, int64_t used) {
+    char err[256];
+    if (dfm_cpu_bvh_build(tree, in, err, sizeof(err)) != 0) return 0;
+    int64_t room = s->candidate_capacity - used, found = 0;
+    if (room < 0) room = 0;
+    dfm_cpu_bvh_query(tree, in, room > 0 ? s->cand + used : NULL, room, &found, err, sizeof(err));
+    return found;
+}
+
+void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v) {
+    const int32_t n = v->particle_count;
+    float ymax = 0.0f;
+    for (int32_t i = 0; i < n; ++i)
+        if (s->surface[i]) ymax = dfm_fmaxf(ymax, dfm_v3_len(dfm_v3_load(v->y + 3 * i)));
+    const float rq = s->radius + dfm_fmaxf(s->radius, 3.0f * ymax);
+    s->query_radius = rq;
+    dfm_bvh_input in;
+    memset(&in, 0, sizeof(in));
+    in.x = v->x_prev;
+    in.vertex_count = n;
+    in.filter = s->filter;
+    in.body_count = s->body_count;
+    in.radius = rq;
+    int64_t vt = 0, ee = 0;
+    if (s->tri_count > 0 && s->point_count > 0) {
+        in.tree_prims = s->tris;
+        in.tree_count = s->tri_count;
+        in.query_prims = s->points;
+        in.query_count = s->point_count;
+        in.self_set = 0;
+        vt = query(s, s->tri_tree, &in, 0);
+    }
+    const int64_t vt_kept = vt < s->candidate_capacity ? vt : s->candidate_capacity;
+    if (s->edge_count > 0) {
+        in.tree_prims = s->edges;
+        in.tree_count = s->edge_count;
+        in.query_prims = s->edges;
+        in.query_count = s->edge_count;
+        in.self_set = 1;
+        ee = query(s, s->edge_tree, &in, vt_kept);
+    }
+    const int64_t total = vt + ee, kept = total < s->candidate_capacity ? total : s->candidate_capacity;
+    s->candidates = total;
+    s->dropped = total - kept;
+    /* narrow phase: the exact distance at the start positions; farther than rq is not a pair */
+    int32_t np = 0;
+    for (int64_t k = 0; k < kept; ++k) {
+        dfm_dc_pair pr;
+        const dfm_bvh_pair c = s->cand[k];
+        if (k < vt_kept) {
+            pr.v[0] = s->points[c.a].v[0];
+            for (int j = 0; j < 3; ++j) pr.v[1 + j] = s->tris[c.b].v[j];
+            pr.kind = DFM_DC_VERTEX_TRIANGLE;
+        } else {
+            for (int j = 0; j < 2; ++j) {
+                pr.v[j] = s->edges[c.a].v[j];
+                pr.v[2 + j] = s->edges[c.b].v[j];
+            }
+            pr.kind = DFM_DC_EDGE_EDGE;
+        }
+        float w[4];
+        if (dfm_v3_len(dfm_dc_pair_stencil(&pr, v->x_prev, w)) < rq) s->pairs[np++] = pr;
+    }
+    s->pair_count = np;
+    build_lists(s, n);
+    s->view.pairs = s->pairs;
+    s->view.offsets = s->offsets;
+    s->view.items = s->items;
+    s->view.radius = s->radius;
+    s->view.ke = s->ke;
+    s->view.mu = s->mu;
+    s->view.total_bound = DFM_DC_BOUND_FRACTION * rq;
+    /* the initial guess as a step from x_prev: every surface particle moves together, each within
+       the bound of its own gaps at x_prev */
+    for (int32_t i = 0; i < n; ++i) {
+        if (!s->surface[i] || v->mode[i] != 0) continue;
+        float gap = 3.0e38f;
+        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) {
+            float w[4];
+            gap = dfm_fminf(gap, dfm_v3_len(dfm_dc_pair_stencil(s->pairs + (s->items[k] >> 2), v->x_prev, w)));
+        }
+        dfm_v3 d = dfm_v3_load(v->d + 3 * i);
+        dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, s->view.total_bound);
+        dfm_v3_store(b, v->d + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), b), v->x + 3 * i);
+    }
+}
+
+void dfm_cpu_dc_snapshot(dfm_cpu_dc* s, const dfm_vbd_view* v) {
+    const size_t bytes = sizeof(float) * 3u * (size_t)v->particle_count;
+    memcpy(s->x_snap, v->x, bytes);
+    memcpy(s->d_snap, v->d, bytes);
+}
