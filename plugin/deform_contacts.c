@@ -21,8 +21,11 @@ void dfm_deform_contacts_free(dfm_deform_contacts* c) {
     free(c->cpu.pairs);
     free(c->cpu.offsets);
     free(c->cpu.items);
-    free(c->cpu.x_snap);
-    free(c->cpu.d_snap);
+    free(c->cpu.sub_of);
+    free(c->cpu.sub_particles);
+    free(c->cpu.sub_offsets);
+    free(c->cpu.final_force);
+    free(c->cpu.body_scratch);
     int64_t total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = total;
@@ -48,8 +51,10 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
     int ok = DC_ALLOC(c->points, np) && DC_ALLOC(c->edges, ne) && DC_ALLOC(c->tris, nt) &&
              DC_ALLOC(c->filter, m->body_count) && DC_ALLOC(c->surface, m->particle_count) &&
              DC_ALLOC(c->cpu.cand, cap) && DC_ALLOC(c->cpu.pairs, cap) && DC_ALLOC(c->cpu.items, 4 * cap) &&
-             DC_ALLOC(c->cpu.offsets, m->particle_count + 1) && DC_ALLOC(c->cpu.x_snap, 3 * m->particle_count) &&
-             DC_ALLOC(c->cpu.d_snap, 3 * m->particle_count);
+             DC_ALLOC(c->cpu.offsets, m->particle_count + 1) && DC_ALLOC(c->cpu.sub_of, m->particle_count) &&
+             DC_ALLOC(c->cpu.sub_particles, m->particle_count) &&
+             DC_ALLOC(c->cpu.sub_offsets, (int64_t)m->color_count * DFM_DC_SUBCOLOR_SLOTS + 1) &&
+             DC_ALLOC(c->cpu.final_force, 3 * m->particle_count) && DC_ALLOC(c->cpu.body_scratch, 7 * m->body_count);
     ok = ok && dfm_cpu_bvh_init(&c->tri_tree, nt > 0 ? nt : 1, err, sizeof(err)) == 0 &&
          dfm_cpu_bvh_init(&c->edge_tree, ne > 0 ? ne : 1, err, sizeof(err)) == 0;
     if (!ok) {
@@ -93,6 +98,7 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
     s->filter = c->filter;
     s->body_count = m->body_count;
     s->surface = c->surface;
+    s->particle_color = m->particle_color;
     s->tri_tree = &c->tri_tree;
     s->edge_tree = &c->edge_tree;
     s->candidate_capacity = cap;

@@ -76,7 +76,7 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
     if (d->deformable_pair_capacity < 0 || d->deformable_pair_capacity > DFM_MAX_CONTACT_CAPACITY)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
                         "world_def.deformable_pair_capacity is %d; must be in [0, DFM_MAX_CONTACT_CAPACITY = %d] "
-                        "(0 = 64 per surface vertex and edge)",
+                        "(0 = 32 per surface vertex and edge)",
                         d->deformable_pair_capacity, DFM_MAX_CONTACT_CAPACITY);
     if (d->deformable_contact_radius > 0.0f && d->backend == DFM_BACKEND_CUDA)
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED,

@@ -10,12 +10,14 @@
 ///   particle order, so that the pair list is the same for any thread count (a parallel version
 ///   needs a count pass and a scan, like the broad phase on CUDA).
 /// - P3 loop-invariant hoisting: applies-and-done: the query radius and the advance's bound are
-///   computed once per advance; the pairs' lists once per advance, not per iteration; the colour
-///   snapshot once per colour.
+///   computed once per advance; the pairs' lists and the sub-colours once per advance, not per
+///   iteration.
 /// - P4 offline memory layout: applies-and-done: each particle's items are contiguous (CSR) in
 ///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
 #include "deform_contact_cpu.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Fills the CSR of each particle's pair items (4 per pair, in pair order).
@@ -42,7 +44,48 @@ static int64_t query(dfm_cpu_dc* s, dfm_cpu_bvh* tree, const dfm_bvh_input* in, 
     return found;
 }
 
-void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v) {
+/// Splits each colour into sub-colours (see dfm_cpu_dc_detect): greedy in colour order, then a
+/// counting sort by sub-colour, stable in colour order.
+static void split_colors(dfm_cpu_dc* s, int32_t color_count, const int32_t* color_offsets,
+                         const int32_t* color_particles, const int32_t* particle_color) {
+    int32_t out = 0;
+    for (int32_t c = 0; c < color_count; ++c) {
+        const int32_t b = color_offsets[c], e = color_offsets[c + 1];
+        for (int32_t k = b; k < e; ++k) s->sub_of[color_particles[k]] = 0xFF;
+        int32_t count[DFM_DC_SUBCOLOR_SLOTS] = {0};
+        for (int32_t k = b; k < e; ++k) {
+            const int32_t i = color_particles[k];
+            uint64_t used = 0;
+            for (int32_t t = s->offsets[i]; t < s->offsets[i + 1]; ++t) {
+                const dfm_dc_pair* pr = s->pairs + (s->items[t] >> 2);
+                for (int j = 0; j < 4; ++j) {
+                    const int32_t q = pr->v[j];
+                    if (q != i && particle_color[q] == c && s->sub_of[q] < DFM_DC_SUBCOLORS)
+                        used |= (uint64_t)1 << s->sub_of[q];
+                }
+            }
+            int sub = 0;
+            while (sub < DFM_DC_SUBCOLORS && (used >> sub) & 1u) ++sub;
+            s->sub_of[i] = (uint8_t)sub;
+            ++count[sub];
+        }
+        int32_t* off = s->sub_offsets + (size_t)c * DFM_DC_SUBCOLOR_SLOTS;
+        int32_t fill[DFM_DC_SUBCOLOR_SLOTS];
+        for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub) {
+            off[sub] = out;
+            fill[sub] = out;
+            out += count[sub];
+        }
+        for (int32_t k = b; k < e; ++k) {
+            const int32_t i = color_particles[k];
+            s->sub_particles[fill[s->sub_of[i]]++] = i;
+        }
+    }
+    s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = out;
+}
+
+void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
+                       const int32_t* color_particles, const int32_t* particle_color) {
     const int32_t n = v->particle_count;
     float ymax = 0.0f;
     for (int32_t i = 0; i < n; ++i)
@@ -98,6 +141,7 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v) {
     }
     s->pair_count = np;
     build_lists(s, n);
+    split_colors(s, color_count, color_offsets, color_particles, particle_color);
     s->view.pairs = s->pairs;
     s->view.offsets = s->offsets;
     s->view.items = s->items;
@@ -121,8 +165,53 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v) {
     }
 }
 
-void dfm_cpu_dc_snapshot(dfm_cpu_dc* s, const dfm_vbd_view* v) {
-    const size_t bytes = sizeof(float) * 3u * (size_t)v->particle_count;
-    memcpy(s->x_snap, v->x, bytes);
-    memcpy(s->d_snap, v->d, bytes);
+/// The body of each side of pair p: (body of v[0], body of the other primitive's first vertex).
+static inline void pair_bodies(const dfm_dc_pair* pr, const int32_t* particle_body, int32_t* a, int32_t* b) {
+    *a = particle_body[pr->v[0]];
+    *b = particle_body[pr->kind == DFM_DC_VERTEX_TRIANGLE ? pr->v[1] : pr->v[2]];
+}
+
+void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t* shape_head,
+                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count) {
+    /* 1. raw forces at the final iterate, summed per body, and each body's momentum need */
+    float* raw = s->body_scratch;                   /* 3 per body */
+    float* need = s->body_scratch + 3 * body_count; /* 3 per body */
+    float* scale = need + 3 * body_count;           /* 1 per body; < 0: supported (keeps raw forces) */
+    for (int32_t b = 0; b < body_count; ++b) {
+        dfm_v3 fr = dfm_v3_zero(), nd = dfm_v3_zero();
+        int supported = 0;
+        for (int32_t i = body_offsets[b]; i < body_offsets[b + 1]; ++i) {
+            if (v->mode[i] != 0) {
+                supported = 1;
+                continue;
+            }
+            if (shape_head && shape_head[i] >= 0) supported = 1;
+            nd = dfm_v3_add(nd, dfm_vbd_particle_need(v, i));
+            if (!s->surface[i]) continue;
+            dfm_v3 f = dfm_v3_zero();
+            dfm_m33 H = dfm_m33_zero();
+            dfm_dc_gather(&s->view, v->x, v->d, v->h, i, &f, &H);
+            fr = dfm_v3_add(fr, f);
+        }
+        dfm_v3_store(fr, raw + 3 * b);
+        dfm_v3_store(nd, need + 3 * b);
+        float rr = dfm_v3_dot(fr, fr);
+        scale[b] = supported || !(rr > 0.0f) ? -1.0f : dfm_fmaxf(dfm_v3_dot(nd, fr) / rr, 0.0f);
+    }
+    /* 2. each pair scaled by the factor of its unsupported side (equal and opposite on both) */
+    for (int32_t i = 0; i < v->particle_count; ++i) {
+        dfm_v3 f = dfm_v3_zero();
+        if (s->surface[i] && v->mode[i] == 0)
+            for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) {
+                const int32_t item = s->items[k], p = item >> 2, corner = item & 3;
+                int32_t a, b;
+                pair_bodies(s->pairs + p, particle_body, &a, &b);
+                float sc = scale[a] >= 0.0f ? scale[a] : (scale[b] >= 0.0f ? scale[b] : 1.0f);
+                dfm_v3 fp = dfm_v3_zero();
+                dfm_m33 H = dfm_m33_zero();
+                dfm_dc_pair_force(s->pairs + p, v->x, v->d, s->radius, s->ke, s->mu, v->h, corner, &fp, &H);
+                f = dfm_v3_madd(f, fp, sc);
+            }
+        dfm_v3_store(f, s->final_force + 3 * i);
+    }
 }

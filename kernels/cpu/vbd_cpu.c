@@ -3,7 +3,8 @@
 ///
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
-///   solved in one parallel loop, colors run in sequence. A color forks onto the workers only from
+///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
+///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence. A color forks onto the workers only from
 ///   DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
@@ -25,7 +26,7 @@
 #include "vbd_particle.h"
 
 /// Solves particle i of a color with its contact force/Hessian; with deformable contact (dc not
-/// NULL), adds the force and Hessian of its pairs (from the colour snapshot) and bounds its step
+/// NULL), adds the force and Hessian of its pairs (at the live iterate) and bounds its step
 /// (kernels/shared/deform_contact.h).
 static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i) {
     if (view->mode[i] != 0) return;
@@ -42,7 +43,7 @@ static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* c
         dfm_vbd_solve_particle(view, i, f, H);
         return;
     }
-    const float gap = dfm_dc_gather(&dc->view, dc->x_snap, dc->d_snap, view->h, i, &f, &H);
+    const float gap = dfm_dc_gather(&dc->view, view->x, view->d, view->h, i, &f, &H);
     const dfm_v3 d_old = dfm_v3_load(view->d + 3 * i);
     if (!dfm_vbd_solve_particle(view, i, f, H)) return;
     const dfm_v3 d_new = dfm_v3_load(view->d + 3 * i);
@@ -156,8 +157,7 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
 
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
-                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies,
-                         dfm_cpu_dc* dc) {
+                         int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies, dfm_cpu_dc* dc) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -193,7 +193,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #endif
         for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
     }
-    if (dc) dfm_cpu_dc_detect(dc, view); /* pairs at x_prev; bounds the initial guess */
+    if (dc) /* pairs at x_prev, sub-colours; bounds the initial guess */
+        dfm_cpu_dc_detect(dc, view, color_count, color_offsets, color_particles, dc->particle_color);
 
     if (bodies) body_record_offsets(cc ? cc->view : NULL, bodies);
     for (int32_t it = 0; it < iterations; ++it) {
@@ -201,8 +202,17 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
             if (cc && !cc->gather) dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
-            if (dc) dfm_cpu_dc_snapshot(dc, view);
-            solve_color(view, cc, dc, color_particles, begin, end, nt);
+            if (!dc) {
+                solve_color(view, cc, NULL, color_particles, begin, end, nt);
+                continue;
+            }
+            /* sub-colour after sub-colour: no pair inside one; the last one (partners held every
+               free sub-colour) serially */
+            const int32_t* off = dc->sub_offsets + (size_t)c * DFM_DC_SUBCOLOR_SLOTS;
+            for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub)
+                if (off[sub + 1] > off[sub])
+                    solve_color(view, cc, dc, dc->sub_particles, off[sub], off[sub + 1],
+                                sub == DFM_DC_SUBCOLORS ? 1 : nt);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
@@ -210,6 +220,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
     if (cc) {
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
+        if (dc) dfm_cpu_dc_final_forces(dc, view, cc->view->head, cc->particle_body, cc->body_offsets, cc->body_count);
+        cc->deform_force = dc ? dc->final_force : NULL;
         dfm_cpu_contacts_finalize(cc, view);
     }
     if (conv) measure_convergence(view, cc, conv, nt);

@@ -36,7 +36,7 @@ static inline dfm_world_def dfm_world_def_default(void) {
     d.cuda_stream = NULL;
     d.feature_flags = 0u;
     d.deformable_contact_radius = 0.0f;
-    d.deformable_contact_ke = 1e4f;
+    d.deformable_contact_ke = 1e3f;
     d.deformable_contact_mu = 0.5f;
     d.deformable_pair_capacity = 0;
     return d;

@@ -54,12 +54,12 @@ typedef struct dfm_world_def {
     /* ABI 1.5 */
     uint32_t feature_flags; ///< DFM_FEATURE_* bits: opt-in solver features. Default 0.
     /* ABI 1.7: deformable-deformable contact (issue 16; CPU backend only, docs/abi.md) */
-    float deformable_contact_radius; ///< Contact distance (offset, m) between deformable primitives: a vertex and a
-                                     ///< triangle, or two edges, repel below it (a cloth's thickness). 0 = no
-                                     ///< deformable-deformable contact; else 1e-4..1 m. Default 0.
-    float deformable_contact_ke;     ///< Stiffness of that contact, N/m (> 0). Default 1e4.
-    float deformable_contact_mu;     ///< Friction coefficient between deformables (>= 0). Default 0.5.
-    int32_t deformable_pair_capacity; ///< Candidate pairs per advance; 0 = 64 per surface vertex and edge. Pairs
+    float deformable_contact_radius;  ///< Contact distance (offset, m) between deformable primitives: a vertex and a
+                                      ///< triangle, or two edges, repel below it (a cloth's thickness). 0 = no
+                                      ///< deformable-deformable contact; else 1e-4..1 m. Default 0.
+    float deformable_contact_ke;      ///< Stiffness of that contact, N/m per pair (> 0). Default 1e3.
+    float deformable_contact_mu;      ///< Friction coefficient between deformables (>= 0). Default 0.5.
+    int32_t deformable_pair_capacity; ///< Candidate pairs per advance; 0 = 32 per surface vertex and edge. Pairs
                                       ///< beyond it are dropped, counted and logged. Default 0.
 } dfm_world_def;
 
@@ -235,9 +235,9 @@ typedef struct dfm_world_stats {
                                    ///< forces left unbalanced add up to a tenth of the weights. -1 like above.
                                    ///< docs/abi.md tables it against static error for the default counts.
     /* ABI 1.7 */
-    int32_t deformable_pairs;              ///< Deformable contact pairs (within the query radius) of the last advance.
-    int32_t deformable_candidates;         ///< Broad-phase candidate pairs of the last advance.
-    int64_t deformable_pairs_dropped;      ///< Candidates dropped for capacity over the last step.
+    int32_t deformable_pairs;               ///< Deformable contact pairs (within the query radius) of the last advance.
+    int32_t deformable_candidates;          ///< Broad-phase candidate pairs of the last advance.
+    int64_t deformable_pairs_dropped;       ///< Candidates dropped for capacity over the last step.
     int64_t deformable_pairs_dropped_total; ///< The same over the world's life.
 } dfm_world_stats;
 
