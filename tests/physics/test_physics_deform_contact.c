@@ -36,10 +36,6 @@ static dfm_world* make_world(float radius, int threads) {
     def.backend = DFM_BACKEND_CPU;
     def.deformable_contact_radius = radius;
     def.cpu_threads = threads;
-    if (getenv("DFM_DC_IT")) def.iterations = atoi(getenv("DFM_DC_IT"));
-    if (getenv("DFM_DC_SUB")) def.substeps = atoi(getenv("DFM_DC_SUB"));
-    if (getenv("DFM_DC_KE")) def.deformable_contact_ke = (float)atof(getenv("DFM_DC_KE"));
-    if (getenv("DFM_DC_MU")) def.deformable_contact_mu = (float)atof(getenv("DFM_DC_MU"));
     return dfm_test_create(&def);
 }
 
@@ -200,7 +196,7 @@ static void fold(void) {
 }
 
 static void cubes(void) {
-    dfm_world* w = make_world(getenv("DFM_DC_OFF") ? 0.0f : k_radius, 0);
+    dfm_world* w = make_world(k_radius, 0);
     dfm_shape_id floor_id = dfm_test_add_frictionless_floor(w);
     const float H = 0.06f;
     float lo0[3] = {-0.03f, -0.03f, 0.0f}, hi0[3] = {0.03f, 0.03f, H};
@@ -231,12 +227,6 @@ static void cubes(void) {
             if (xt[3 * i + 2] < tz) tz = xt[3 * i + 2];
         }
         if (tz - bz < min_gap) min_gap = tz - bz;
-        if (getenv("DFM_DC_TRACE") && s % 10 == 0) {
-            float bzmin = 1e30f;
-            for (int32_t i = 0; i < n; ++i)
-                if (xb[3 * i + 2] < bzmin) bzmin = xb[3 * i + 2];
-            printf("step %d: bottom z %.4f..%.4f, top low %.4f\n", s, bzmin, bz, tz);
-        }
         if (s >= settle) {
             float f[3];
             CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
