@@ -139,6 +139,13 @@ static dfm_result fill_masses(dfm_world* w, dfm_body* b, const char* what, const
     return DFM_OK;
 }
 
+/// The body def's self_collision flag (ABI 1.7) must be 0 or 1.
+static dfm_result check_self_collision(dfm_world* w, const char* what, int32_t v) {
+    if (v != 0 && v != 1)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "%s_def.self_collision is %d; must be 0 or 1", what, (int)v);
+    return DFM_OK;
+}
+
 #define BODY_ALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
 
 static dfm_result oom(dfm_world* w, dfm_body* b, const char* what) {
@@ -165,6 +172,7 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
     if (r == DFM_OK) r = check_nonneg(w, what, "bend_damping", d.bend_damping);
     if (r == DFM_OK) r = check_nonneg(w, what, "contact_radius", d.contact_radius);
     if (r == DFM_OK) r = check_nonneg(w, what, "air_drag", d.air_drag);
+    if (r == DFM_OK) r = check_self_collision(w, what, d.self_collision);
     if (r != DFM_OK) return r;
 
     dfm_body* b = (dfm_body*)calloc(1, sizeof(dfm_body));
@@ -174,6 +182,9 @@ dfm_result dfm_world_add_cloth(dfm_world* w, const dfm_cloth_def* def, dfm_body_
     b->vertex_count = d.vertex_count;
     b->triangle_count = d.triangle_count;
     b->contact_radius = d.contact_radius;
+    b->self_collision = d.self_collision;
+    b->collision_group = d.collision_group;
+    b->collision_mask = d.collision_mask;
     b->tri_material[0] = d.stretch_mu;
     b->tri_material[1] = d.stretch_lambda;
     b->tri_material[2] = d.stretch_damping;
@@ -272,11 +283,15 @@ dfm_result dfm_world_add_volume(dfm_world* w, const dfm_volume_def* def, dfm_bod
     if (r == DFM_OK) r = check_nonneg(w, what, "lambda", d.lambda);
     if (r == DFM_OK) r = check_nonneg(w, what, "damping", d.damping);
     if (r == DFM_OK) r = check_nonneg(w, what, "contact_radius", d.contact_radius);
+    if (r == DFM_OK) r = check_self_collision(w, what, d.self_collision);
     if (r != DFM_OK) return r;
 
     dfm_body* b = (dfm_body*)calloc(1, sizeof(dfm_body));
     if (!b) return oom(w, b, what);
     b->kind = DFM_BODY_VOLUME;
+    b->self_collision = d.self_collision;
+    b->collision_group = d.collision_group;
+    b->collision_mask = d.collision_mask;
     b->environment = d.environment;
     b->vertex_count = d.vertex_count;
     b->tet_count = d.tet_count;

@@ -23,6 +23,9 @@ typedef struct dfm_body {
     uint8_t* initial_mode;    ///< Vertex modes set before the body is placed (NULL = all dynamic); freed with
                               ///< initial_positions.
     float contact_radius;     ///< m.
+    int32_t self_collision;   ///< 1: collides with itself (deformable contact, ABI 1.7).
+    uint32_t collision_group; ///< Deformable contact group bits.
+    uint32_t collision_mask;  ///< Groups it collides with.
     float* drag;              ///< Linear air drag per vertex in kg/s (NULL = none).
     int32_t triangle_count;
     int32_t* triangles;      ///< 3 per triangle.

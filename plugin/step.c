@@ -135,8 +135,11 @@ static dfm_result body_solve_scratch(dfm_world* w, int32_t records, dfm_cpu_body
 
 dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
+    if (r == DFM_OK) r = dfm_deform_contacts_ensure(w);
     if (r != DFM_OK) return r;
     dfm_contacts* c = &w->contacts;
+    dfm_cpu_dc* deform = w->def.deformable_contact_radius > 0.0f ? &w->deform.cpu : NULL;
+    int64_t deform_dropped = 0;
     const int32_t substeps = w->def.substeps;
     const float h = dt / (float)substeps;
     dfm_vbd_view view = dfm_world_host_view(w, h);
@@ -231,7 +234,9 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         if (coupled) dfm_host_bodies_begin_advance(&hosts, h);
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
-                            s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL, simd.width ? &simd : NULL);
+                            s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL, simd.width ? &simd : NULL,
+                            deform);
+        if (deform) deform_dropped += deform->dropped;
         emitted[s] = use_contacts ? c->count : 0;
         if (coupled) dfm_host_bodies_end_advance(&hosts, h);
     }
@@ -241,6 +246,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, cc.particle_impulse, cc.kind_counts,
                              cc.max_penetration, use_contacts ? conv.max : 0.0f);
     if (hosts.count > 0) dfm_host_bodies_finish_step(w, &hosts); /* without contacts: zero, solved */
+    if (deform) dfm_deform_contacts_finish_step(w, deform_dropped);
     w->residual_force_max = conv.max;
     w->residual_force_sum = conv.sum;
     return DFM_OK;

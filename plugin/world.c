@@ -61,6 +61,33 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         "with float atomics on CUDA, in varying order); clear DFM_DISABLE_CONTACT_LISTS");
     if (d->cpu_threads < 0)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.cpu_threads is %d; must be >= 0", d->cpu_threads);
+    if (!isfinite(d->deformable_contact_radius) ||
+        (d->deformable_contact_radius != 0.0f &&
+         !(d->deformable_contact_radius >= 1e-4f && d->deformable_contact_radius <= 1.0f)))
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                        "world_def.deformable_contact_radius is %g m; must be 0 (off) or in [1e-4, 1] m",
+                        (double)d->deformable_contact_radius);
+    if (!isfinite(d->deformable_contact_ke) || !(d->deformable_contact_ke > 0.0f))
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.deformable_contact_ke is %g N/m; must be finite and > 0",
+                        (double)d->deformable_contact_ke);
+    if (!isfinite(d->deformable_contact_mu) || d->deformable_contact_mu < 0.0f)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "world_def.deformable_contact_mu is %g; must be finite and >= 0",
+                        (double)d->deformable_contact_mu);
+    if (d->deformable_pair_capacity < 0 || d->deformable_pair_capacity > DFM_MAX_CONTACT_CAPACITY)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                        "world_def.deformable_pair_capacity is %d; must be in [0, DFM_MAX_CONTACT_CAPACITY = %d] "
+                        "(0 = 32 per surface vertex and edge)",
+                        d->deformable_pair_capacity, DFM_MAX_CONTACT_CAPACITY);
+    if (d->deformable_contact_radius > 0.0f && d->backend == DFM_BACKEND_CUDA)
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "world_def.deformable_contact_radius is %g m: deformable-deformable contact runs on the CPU "
+                        "backend only (issue 16; its CUDA twin is not built yet); use DFM_BACKEND_CPU or radius 0",
+                        (double)d->deformable_contact_radius);
+    if (d->deformable_contact_radius > 0.0f && (d->feature_flags & DFM_FEATURE_BODY_TRANSLATION))
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "world_def.deformable_contact_radius > 0 with DFM_FEATURE_BODY_TRANSLATION: the body-level "
+                        "translation moves whole bodies past the displacement bound of deformable contact; not "
+                        "combined yet");
     if (d->contact_capacity < 0 || d->contact_capacity > DFM_MAX_CONTACT_CAPACITY)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
                         "world_def.contact_capacity is %d; must be in [0, DFM_MAX_CONTACT_CAPACITY = %d] (0 = one "
@@ -112,7 +139,12 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
         free(w);
         return r;
     }
-    if (full.backend == DFM_BACKEND_AUTO) {
+    if (full.backend == DFM_BACKEND_AUTO && full.deformable_contact_radius > 0.0f) {
+        dfm_log(w, DFM_LOG_INFO,
+                "backend AUTO: deformable-deformable contact (deformable_contact_radius %g m) runs on the CPU "
+                "backend only; using the CPU backend",
+                (double)full.deformable_contact_radius);
+    } else if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
         if (devices > 0) {
             char err[256] = "";
@@ -155,6 +187,7 @@ void dfm_world_destroy(dfm_world* w) {
     dfm_id_pool_free(&w->shape_pool);
     dfm_sdf_cache_free(&w->sdf_cache);
     dfm_contacts_free(&w->contacts);
+    dfm_deform_contacts_free(&w->deform);
     dfm_model_free(&w->model);
     dfm_state_free(&w->state);
     dfm_cuda_backend_destroy(w->cuda);
@@ -207,6 +240,7 @@ dfm_result dfm_world_prepare(dfm_world* w) {
     dfm_clear_error(w);
     dfm_result r = dfm_world_ensure_model(w);
     if (r == DFM_OK) r = dfm_contacts_ensure(w);
+    if (r == DFM_OK) r = dfm_deform_contacts_ensure(w);
     if (r != DFM_OK || !w->solver->ops->prepare) return r;
     return w->solver->ops->prepare(w); /* vbd/cuda: upload and size the contact buffers */
 }
@@ -267,6 +301,10 @@ dfm_result dfm_world_get_stats(dfm_world* w, dfm_world_stats* out) {
     s.nonfinite_steps = w->nonfinite_steps;
     s.force_residual_max = w->residual_force_max;
     s.force_residual_relative = -1.0f;
+    s.deformable_pairs = w->deform.last_pairs;
+    s.deformable_candidates = w->deform.last_candidates;
+    s.deformable_pairs_dropped = w->deform.dropped_last_step;
+    s.deformable_pairs_dropped_total = w->deform.dropped_total;
     if (w->residual_force_sum >= 0.0) {
         const float* g = w->def.gravity;
         double gn = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]), weight = 0.0;

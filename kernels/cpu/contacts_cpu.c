@@ -188,12 +188,19 @@ static inline void final_record(const dfm_contact_view* c, const float* d, float
 typedef struct residual_ctx {
     const dfm_vbd_view* v;
     float* residual;
+    const float* deform_force; ///< NULL or 3 per particle, subtracted.
 } residual_ctx;
 
-/// Finalize pass 2 for particles [begin, end): their residual force.
+/// Finalize pass 2 for particles [begin, end): their residual force (less the deformable-contact
+/// force, when there is one).
 static void residual_range(void* p, int32_t begin, int32_t end) {
     const residual_ctx* r = (const residual_ctx*)p;
-    for (int32_t i = begin; i < end; ++i) dfm_contact_particle_residual(r->v, i, r->residual);
+    for (int32_t i = begin; i < end; ++i) {
+        dfm_contact_particle_residual(r->v, i, r->residual);
+        if (r->deform_force && r->v->mode[i] == 0)
+            dfm_v3_store(dfm_v3_sub(dfm_v3_load(r->residual + 3 * i), dfm_v3_load(r->deform_force + 3 * i)),
+                         r->residual + 3 * i);
+    }
 }
 
 /// Finalize: body b's extra force.
@@ -231,8 +238,8 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     cc->max_penetration = deepest;
     const int32_t np = v->particle_count;
     const int light = dfm_cpu_forks(nt, np, DFM_CPU_PARALLEL_MIN);
-    residual_ctx rc = {v, cc->residual}; /* every incident element evaluated per particle: heavy */
-    if (cc->simd)
+    residual_ctx rc = {v, cc->residual, cc->deform_force}; /* every incident element per particle: heavy */
+    if (cc->simd && !cc->deform_force)
         dfm_cpu_simd_need(cc->simd, v, cc->residual, nt); /* the same figures, W particles at a time */
     else
         dfm_cpu_run(dfm_cpu_forks(nt, np, DFM_CPU_SOLVE_PARALLEL_MIN), nt, np, residual_range, &rc);

@@ -19,6 +19,9 @@ typedef struct dfm_cpu_contacts {
     float* record_force;           ///< Scratch, 3 per record: force at the final iterate.
     float* node_part;              ///< Scratch, 9 per record (3 per node): force attributed to each corner's node.
     float* residual;               ///< Scratch, 3 per particle (reaction pass 2a).
+    const float* deform_force;     ///< NULL, or 3 per particle: the deformable-contact force on each at the final
+                                   ///< iterate, taken out of its residual (pass 2a): shapes then read what the
+                                   ///< other deformables do not carry (a cube under a cube carries both).
     float* node_friction;          ///< 9 per record (3 per node): friction force of the projection on each node's
                                    ///< particle, N.
     float* body_extra;             ///< Scratch, 3 per body (reaction pass 2b).

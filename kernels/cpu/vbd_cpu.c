@@ -3,7 +3,8 @@
 ///
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
-///   solved in one parallel loop, colors run in sequence. A color forks onto the workers only from
+///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
+///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence. A color forks onto the workers only from
 ///   DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
@@ -22,57 +23,84 @@
 #include <string.h>
 
 #include "contact_reaction.h"
+#include "deform_contact_cpu.h"
 #include "contact_sheet.h"
 #include "host_bodies_cpu.h"
 #include "vbd_particle.h"
 #include "vbd_simd.h"
 
+/// The contact part of particle i's local system: its gathered records, or the legacy scatter's
+/// accumulators; zero without contacts.
+static inline void contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f,
+                                 dfm_m33* H) {
+    *f = dfm_v3_zero();
+    *H = dfm_m33_zero();
+    if (cc && cc->gather) {
+        dfm_contact_gather(cc->view, view->d, view->h, i, f, H);
+    } else if (cc) {
+        *f = dfm_v3_load(cc->acc_f + 3 * (size_t)i);
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) H->m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
+    }
+}
+
 void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f_out,
                             dfm_m33* H_out) {
-    dfm_v3 f = dfm_v3_zero();
-    dfm_m33 H = dfm_m33_zero();
-    if (cc && cc->gather) {
-        dfm_contact_gather(cc->view, view->d, view->h, i, &f, &H);
-    } else if (cc) {
-        f = dfm_v3_load(cc->acc_f + 3 * (size_t)i);
-        for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) H.m[a][b] = cc->acc_H[9 * (size_t)i + 3 * (size_t)a + (size_t)b];
-    }
+    dfm_v3 f;
+    dfm_m33 H;
+    contact_terms(view, cc, i, &f, &H);
     dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
 }
 
-/// Solves particle i of a color with its contact force/Hessian (dfm_vbd_solve_particle's stages).
-static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i) {
+/// Solves particle i of a color with its contact force/Hessian (dfm_vbd_solve_particle's stages);
+/// with deformable contact (dc not NULL), adds the force and Hessian of its pairs (at the live
+/// iterate) and bounds its step (kernels/shared/deform_contact.h).
+static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i) {
     if (view->mode[i] != 0) return;
     dfm_v3 f;
     dfm_m33 H;
-    dfm_cpu_particle_start(view, cc, i, &f, &H);
-    dfm_vbd_accumulate_elements(view, i, &f, &H);
-    dfm_vbd_particle_newton(view, i, f, H);
+    if (!dc || !dc->surface[i]) {
+        dfm_cpu_particle_start(view, cc, i, &f, &H);
+        dfm_vbd_accumulate_elements(view, i, &f, &H);
+        dfm_vbd_particle_newton(view, i, f, H);
+        return;
+    }
+    contact_terms(view, cc, i, &f, &H);
+    const float gap = dfm_dc_gather(&dc->view, view->x, view->d, view->h, i, &f, &H);
+    const dfm_v3 d_old = dfm_v3_load(view->d + 3 * i);
+    if (!dfm_vbd_solve_particle(view, i, f, H)) return;
+    const dfm_v3 d_new = dfm_v3_load(view->d + 3 * i);
+    const dfm_v3 b = dfm_dc_bound_step(d_old, d_new, gap, dc->view.total_bound);
+    if (b.x != d_new.x || b.y != d_new.y || b.z != d_new.z) {
+        dfm_v3_store(b, view->d + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(view->x_prev + 3 * i), b), view->x + 3 * i);
+    }
 }
 
 /// A color's particles for solve_range.
 typedef struct solve_ctx {
     const dfm_vbd_view* view;
     const dfm_cpu_contacts* cc;
+    const dfm_cpu_dc* dc;
     const int32_t* particles; ///< The color's particles.
 } solve_ctx;
 
 /// Solves the color's particles [begin, end).
 static void solve_range(void* p, int32_t begin, int32_t end) {
     const solve_ctx* s = (const solve_ctx*)p;
-    for (int32_t k = begin; k < end; ++k) solve_one(s->view, s->cc, s->particles[k]);
+    for (int32_t k = begin; k < end; ++k) solve_one(s->view, s->cc, s->dc, s->particles[k]);
 }
 
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
 /// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN).
-static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const int32_t* color_particles,
-                        int32_t begin, int32_t end, int nt, const dfm_cpu_simd* simd, int32_t c) {
-    if (simd) {
+static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
+                        const int32_t* color_particles, int32_t begin, int32_t end, int nt, const dfm_cpu_simd* simd,
+                        int32_t c) {
+    if (simd && !dc) {
         dfm_cpu_simd_solve_color(simd, view, cc, c, nt);
         return;
     }
-    solve_ctx s = {view, cc, color_particles + begin};
+    solve_ctx s = {view, cc, dc, color_particles + begin};
     dfm_cpu_run(dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN), nt, end - begin, solve_range, &s);
 }
 
@@ -158,7 +186,7 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies,
-                         const struct dfm_cpu_simd* simd) {
+                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* dc) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -194,6 +222,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #endif
         for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
     }
+    if (dc) /* pairs at x_prev, sub-colours; bounds the initial guess */
+        dfm_cpu_dc_detect(dc, view, color_count, color_offsets, color_particles, dc->particle_color);
 
     if (bodies) body_record_offsets(cc ? cc->view : NULL, bodies);
     for (int32_t it = 0; it < iterations; ++it) {
@@ -201,7 +231,17 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         for (int32_t c = 0; c < color_count; ++c) {
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
             if (cc && !cc->gather) dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
-            solve_color(view, cc, color_particles, begin, end, nt, simd, c);
+            if (!dc) {
+                solve_color(view, cc, NULL, color_particles, begin, end, nt, simd, c);
+                continue;
+            }
+            /* sub-colour after sub-colour: no pair inside one; the last one (partners held every
+               free sub-colour) serially; the scalar path (the lanes do not gather pairs) */
+            const int32_t* off = dc->sub_offsets + (size_t)c * DFM_DC_SUBCOLOR_SLOTS;
+            for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub)
+                if (off[sub + 1] > off[sub])
+                    solve_color(view, cc, dc, dc->sub_particles, off[sub], off[sub + 1],
+                                sub == DFM_DC_SUBCOLORS ? 1 : nt, NULL, c);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
@@ -210,6 +250,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         cc->simd = simd;
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
+        if (dc) dfm_cpu_dc_final_forces(dc, view, cc->view->head, cc->particle_body, cc->body_offsets, cc->body_count);
+        cc->deform_force = dc ? dc->final_force : NULL;
         dfm_cpu_contacts_finalize(cc, view);
     }
     if (conv) measure_convergence(view, cc, conv, nt);

@@ -6,6 +6,7 @@
 #include "body_translation.h"
 #include "contacts_cpu.h"
 #include "cpu_threads.h"
+#include "deform_contact_cpu.h"
 #include "vbd_view.h"
 
 struct dfm_cpu_simd;
@@ -38,10 +39,12 @@ typedef struct dfm_cpu_body_solve {
 /// one color are independent. `convergence` (NULL = not measured) is filled at the end. `bodies`
 /// (NULL = off) adds the body-level translation solve after every sweep. `simd` (NULL = the scalar
 /// path) solves each color W particles at a time from its layout (vbd_simd.h; bitwise the same).
+/// `deform` (NULL = off) adds deformable-deformable contact: pairs detected after predict, their
+/// forces in each particle's solve, its step bounded (deform_contact_cpu.h; the scalar path).
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies,
-                         const struct dfm_cpu_simd* simd);
+                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* deform);
 
 /// The start of particle i's local system: its contact force/Hessian (gathered from its records,
 /// or the scatter accumulators; none without contacts) plus inertia and drag

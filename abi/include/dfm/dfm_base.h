@@ -31,7 +31,7 @@ extern "C" {
 /// Major version of the ABI this header describes. A world refuses a caller whose major differs.
 #define DFM_ABI_VERSION_MAJOR 1
 /// Minor version: grows when fields or functions are appended; older callers stay compatible.
-#define DFM_ABI_VERSION_MINOR 6
+#define DFM_ABI_VERSION_MINOR 7
 /// The ABI version this header describes, packed as (major << 16) | minor. Pass it to
 /// dfm_world_create().
 #define DFM_ABI_VERSION ((uint32_t)((DFM_ABI_VERSION_MAJOR << 16) | DFM_ABI_VERSION_MINOR))

@@ -35,6 +35,10 @@ static inline dfm_world_def dfm_world_def_default(void) {
     d.deterministic = 0;
     d.cuda_stream = NULL;
     d.feature_flags = 0u;
+    d.deformable_contact_radius = 0.0f;
+    d.deformable_contact_ke = 1e3f;
+    d.deformable_contact_mu = 0.5f;
+    d.deformable_pair_capacity = 0;
     return d;
 }
 
@@ -58,6 +62,9 @@ static inline dfm_cloth_def dfm_cloth_def_default(void) {
     d.bend_damping = 1e-5f;
     d.contact_radius = 0.002f;
     d.air_drag = 0.0f;
+    d.self_collision = 1;
+    d.collision_group = 1u;
+    d.collision_mask = 0xFFFFFFFFu;
     return d;
 }
 
@@ -78,6 +85,9 @@ static inline dfm_volume_def dfm_volume_def_default(void) {
     d.lambda = 1e6f;
     d.damping = 10.0f;
     d.contact_radius = 0.002f;
+    d.self_collision = 0;
+    d.collision_group = 1u;
+    d.collision_mask = 0xFFFFFFFFu;
     return d;
 }
 

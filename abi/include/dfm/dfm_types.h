@@ -53,6 +53,14 @@ typedef struct dfm_world_def {
                                  ///< of dfm's own. Default NULL.
     /* ABI 1.5 */
     uint32_t feature_flags; ///< DFM_FEATURE_* bits: opt-in solver features. Default 0.
+    /* ABI 1.7: deformable-deformable contact (issue 16; CPU backend only, docs/abi.md) */
+    float deformable_contact_radius;  ///< Contact distance (offset, m) between deformable primitives: a vertex and a
+                                      ///< triangle, or two edges, repel below it (a cloth's thickness). 0 = no
+                                      ///< deformable-deformable contact; else 1e-4..1 m. Default 0.
+    float deformable_contact_ke;      ///< Stiffness of that contact, N/m per pair (> 0). Default 1e3.
+    float deformable_contact_mu;      ///< Friction coefficient between deformables (>= 0). Default 0.5.
+    int32_t deformable_pair_capacity; ///< Candidate pairs per advance; 0 = 32 per surface vertex and edge. Pairs
+                                      ///< beyond it are dropped, counted and logged. Default 0.
 } dfm_world_def;
 
 /// Opt-in features of dfm_world_def.feature_flags (ABI 1.5).
@@ -139,6 +147,12 @@ typedef struct dfm_cloth_def {
     float contact_radius;       ///< Particle contact radius in m (used by contacts). Default 0.002.
     float air_drag;             ///< Linear drag against still air in N*s/m^3: each vertex feels
                                 ///< -air_drag * (its lumped area) * v. Damps swinging. Default 0.
+    /* ABI 1.7: deformable-deformable contact (world_def.deformable_contact_radius > 0) */
+    int32_t self_collision;   ///< 1: the cloth collides with itself (vertices against its non-incident triangles,
+                              ///< edges against non-adjacent edges); 0: never. Default 1.
+    uint32_t collision_group; ///< Group bits of the body. Two bodies collide when each one's group meets the
+                              ///< other's mask. Default 1.
+    uint32_t collision_mask;  ///< Groups the body collides with. Default 0xFFFFFFFF (all).
 } dfm_cloth_def;
 
 /// A volumetric soft body on a tetrahedral mesh (stable Neo-Hookean).
@@ -156,6 +170,10 @@ typedef struct dfm_volume_def {
     float lambda;               ///< Lame lambda in Pa. Default 1e6.
     float damping;              ///< Absolute strain-rate damping in Pa*s. Default 10.
     float contact_radius;       ///< Particle contact radius in m (used by contacts). Default 0.002.
+    /* ABI 1.7: deformable-deformable contact (world_def.deformable_contact_radius > 0) */
+    int32_t self_collision;   ///< 1: the body's surface collides with itself; 0: never. Default 0.
+    uint32_t collision_group; ///< Group bits of the body (see dfm_cloth_def). Default 1.
+    uint32_t collision_mask;  ///< Groups the body collides with. Default 0xFFFFFFFF (all).
 } dfm_volume_def;
 
 /// How a vertex moves.
@@ -216,6 +234,11 @@ typedef struct dfm_world_stats {
                                    ///< (|g| = 9.81 m/s^2 when the world has no gravity): 0 converged; 0.1 means the
                                    ///< forces left unbalanced add up to a tenth of the weights. -1 like above.
                                    ///< docs/abi.md tables it against static error for the default counts.
+    /* ABI 1.7 */
+    int32_t deformable_pairs;               ///< Deformable contact pairs (within the query radius) of the last advance.
+    int32_t deformable_candidates;          ///< Broad-phase candidate pairs of the last advance.
+    int64_t deformable_pairs_dropped;       ///< Candidates dropped for capacity over the last step.
+    int64_t deformable_pairs_dropped_total; ///< The same over the world's life.
 } dfm_world_stats;
 
 /// Summed GPU kernel time of the last profiled step, split by phase (milliseconds, from CUDA
