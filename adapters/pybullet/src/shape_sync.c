@@ -399,7 +399,9 @@ static void disable_sleeping(dfm_pyb_instance* inst, int body) {
     inst->awake_bodies[inst->awake_count++] = body;
 }
 
-/// 1 when pybullet gives (body, link) a world AABB of nonzero extent.
+/// 1 when pybullet gives (body, link) a world AABB of more extent than an empty link's: a URDF link
+/// without <collision> reads a point padded by 1 mm on each side (2 mm extents, probed with
+/// pybullet 3.2.7), createMultiBody's empty base a bare point.
 static int has_extent(dfm_pyb_instance* inst, int body, int link) {
     const b3_api* b = &inst->api;
     b3_status st = b->b3SubmitClientCommandAndWaitStatus(inst->client,
@@ -407,7 +409,8 @@ static int has_extent(dfm_pyb_instance* inst, int body, int link) {
     double lo[3], hi[3];
     if (b->b3GetStatusType(st) != B3_REQUEST_COLLISION_INFO_COMPLETED || !b->b3GetStatusAABB(st, link, lo, hi))
         return 1; /* cannot tell: report it */
-    return hi[0] - lo[0] > 1e-9 || hi[1] - lo[1] > 1e-9 || hi[2] - lo[2] > 1e-9;
+    const double empty = 2.0e-3 + 1e-6;
+    return hi[0] - lo[0] > empty || hi[1] - lo[1] > empty || hi[2] - lo[2] > empty;
 }
 
 /// Reads the shapes of one body (all its links) into `l`. Logs what it cannot use. Returns 0 on

@@ -34,6 +34,8 @@ class ClothDef(ctypes.Structure):
         ("vertex_count", _i), ("triangles", _pi), ("triangle_count", _i), ("vertex_masses", _pf),
         ("density", _f), ("stretch_mu", _f), ("stretch_lambda", _f), ("stretch_damping", _f),
         ("bend_stiffness", _f), ("bend_damping", _f), ("contact_radius", _f), ("air_drag", _f),
+        # ABI 1.7 (deformable-deformable contact); the bridge's defaults fill them
+        ("self_collision", _i), ("collision_group", ctypes.c_uint32), ("collision_mask", ctypes.c_uint32),
     ]
 
 
@@ -44,6 +46,8 @@ class VolumeDef(ctypes.Structure):
         ("struct_size", ctypes.c_uint32), ("environment", _i), ("positions", _pf), ("position_stride", _i),
         ("vertex_count", _i), ("tets", _pi), ("tet_count", _i), ("vertex_masses", _pf),
         ("density", _f), ("mu", _f), ("lambda", _f), ("damping", _f), ("contact_radius", _f),
+        # ABI 1.7 (deformable-deformable contact); the bridge's defaults fill them
+        ("self_collision", _i), ("collision_group", ctypes.c_uint32), ("collision_mask", ctypes.c_uint32),
     ]
 
 
