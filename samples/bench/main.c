@@ -1,9 +1,11 @@
-/// dfm_bench: the cloth-lift, soft-lift and game-cloth benchmarks (docs/bench.md).
+/// dfm_bench: the cloth-lift, soft-lift, game-cloth and cloth-fold benchmarks (docs/bench.md).
 ///
-/// Usage: dfm_bench [--workload cloth-lift|soft-lift|both|game-cloth] [--envs N] [--substeps N]
+/// Usage: dfm_bench [--workload cloth-lift|soft-lift|both|game-cloth|cloth-fold] [--envs N] [--substeps N]
 ///                  [--iterations N] [--backend cpu|cuda|auto] [--steps N] [--windows N]
 ///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
-///                  [--body-translation] [--threads N] [--hz F] [--res N]
+///                  [--body-translation] [--threads N] [--hz F] [--res N] [--no-self-collision]
+/// --no-self-collision: cloth-fold with the cloth's self_collision 0 (the same scene, for the ratio).
+/// cloth-fold runs on the CPU backend only (deformable contact; --backend cuda is refused).
 /// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
 /// --threads: world_def.cpu_threads (0 = all, the default). --hz: host steps per second (60).
 /// --res: vertices per side (default 24 for cloth-lift, 6 for soft-lift, 24 and 64 for game-cloth).
@@ -54,6 +56,10 @@ typedef struct run_result {
     double force_bound_worst;    ///< The largest of peak / bound over the bounded reactions (force_bound).
     double body_min_z, body_centroid_z; ///< Environment 0's body at the end: lowest vertex, centroid height (m).
     int ok;                             ///< Every step succeeded and the timing is valid.
+    int32_t self_collision;             ///< cloth-fold: the cloth's self_collision.
+    int32_t deformable_pairs, deformable_candidates; ///< cloth-fold: of the last advance.
+    int64_t deformable_dropped_total;                ///< cloth-fold: candidates dropped for capacity over the run.
+    double fold_min_sd; ///< cloth-fold: bench_cloth_fold_min_signed_distance at the end, m.
 } run_result;
 
 typedef struct cli {
@@ -75,7 +81,10 @@ static int cmp_double(const void* a, const void* b) {
 }
 
 static const char* kind_name(bench_kind k) {
-    return k == BENCH_CLOTH_LIFT ? "cloth-lift" : (k == BENCH_SOFT_LIFT ? "soft-lift" : "game-cloth");
+    return k == BENCH_CLOTH_LIFT   ? "cloth-lift"
+           : k == BENCH_SOFT_LIFT  ? "soft-lift"
+           : k == BENCH_CLOTH_FOLD ? "cloth-fold"
+                                   : "game-cloth";
 }
 static const char* backend_name(int b) {
     return b == DFM_BACKEND_CUDA ? "cuda" : (b == DFM_BACKEND_CPU ? "cpu" : "auto");
@@ -96,7 +105,7 @@ static void progress(const cli* c, const char* what, int done, int total, double
 /// along each shape's outward direction (pad -y: -y, pad +y: +y, table: -z, palm: +z).
 static void track_reactions(const bench_workload* w, double weight, run_result* res) {
     float f[12];
-    if (w->kind == BENCH_GAME_CLOTH || !(weight > 0.0) ||
+    if (w->kind == BENCH_GAME_CLOTH || w->kind == BENCH_CLOTH_FOLD || !(weight > 0.0) ||
         dfm_world_get_shape_reactions(w->world, w->shapes, 4, f, NULL, 0) != DFM_OK)
         return;
     const double push[4] = {-f[2], -f[4], f[7], f[11]};
@@ -141,6 +150,7 @@ static run_result run_one(const cli* c, bench_options o) {
     res.envs = o.envs;
     res.res = o.res;
     res.threads = o.threads;
+    res.self_collision = o.self_collision;
     double need = bench_workload_estimate_bytes(&o);
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double avail = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
@@ -227,6 +237,10 @@ static run_result run_one(const cli* c, bench_options o) {
     res.contacts_active = cs.active;
     res.contacts_capacity = cs.capacity;
     res.contacts_dropped = cs.dropped_total;
+    res.deformable_pairs = st2.deformable_pairs;
+    res.deformable_candidates = st2.deformable_candidates;
+    res.deformable_dropped_total = st2.deformable_pairs_dropped_total;
+    if (o.kind == BENCH_CLOTH_FOLD && bench_cloth_fold_min_signed_distance(&w, &res.fold_min_sd) != DFM_OK) goto fail;
     res.ok = isfinite(res.env_steps_per_s) && res.env_steps_per_s > 0.0;
     res.force_bound_worst = force_bound_worst(&res);
     /* The grasp is part of the workload: a run whose bodies did not rise with the gripper measured
@@ -250,7 +264,15 @@ static void print_row(const run_result* r) {
     printf("| %-10s | %-4s | %6d | %9d | %9d | %3d | %12.1f | %10.4f | %9.3f | %7d / %-8d |\n", kind_name(r->kind),
            backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->env_steps_per_s,
            r->wall_ms_per_env_step, r->wall_ms_per_step, r->contacts_active, r->contacts_capacity);
-    if (r->kind == BENCH_GAME_CLOTH) { /* no gripper: no reactions bound, no grasp */
+    if (r->kind == BENCH_CLOTH_FOLD) {
+        printf("|   self_collision %d: deformable pairs %d (candidates %d) last advance, %lld dropped over the run; "
+               "deformable-contact share not split yet (CPU step has no phase timer) |\n",
+               r->self_collision, r->deformable_pairs, r->deformable_candidates,
+               (long long)r->deformable_dropped_total);
+        printf("|   physical check: min signed distance upper layer over lower %.5f m (%s) |\n", r->fold_min_sd,
+               r->fold_min_sd >= 0.0 ? "no vertex passed through" : "a vertex PASSED THROUGH the other layer");
+    }
+    if (r->kind == BENCH_GAME_CLOTH || r->kind == BENCH_CLOTH_FOLD) { /* no gripper: no reactions bound, no grasp */
         printf("|   cloth at the end: lowest vertex z %.4f m, centroid z %.4f m (table top z = 0) |\n", r->body_min_z,
                r->body_centroid_z);
         return;
@@ -291,14 +313,23 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
             "\"device_memory_bytes\": %lld, \"grasp_lift_m\": %.4g, \"grasp_held_envs\": %d, "
             "\"reaction_peak_w\": [%.4g, %.4g, %.4g, %.4g], \"reaction_peak_pad_vertical_w\": %.4g, "
             "\"force_bound_worst\": %.4g, \"reaction_min_push_w\": %.4g, \"body_min_z_m\": %.6g, "
-            "\"body_centroid_z_m\": %.6g, "
-            "\"phase_ms_per_env_step\": ",
+            "\"body_centroid_z_m\": %.6g, ",
             kind_name(r->kind), backend_name(r->backend), r->envs, r->particles, r->elements, r->colors, r->res, c->hz,
             r->threads, c->base.substeps, c->base.iterations, c->steps, c->windows, r->env_steps_per_s,
             r->wall_ms_per_env_step, r->wall_ms_per_step, r->contacts_active, r->contacts_capacity,
             (long long)r->contacts_dropped, (long long)r->device_memory_bytes, r->lift_m, r->held_envs, r->peak_w[0],
             r->peak_w[1], r->peak_w[2], r->peak_w[3], r->peak_pad_vertical_w, r->force_bound_worst, r->min_push_w,
             r->body_min_z, r->body_centroid_z);
+    if (r->kind == BENCH_CLOTH_FOLD)
+        fprintf(f,
+                "\"self_collision\": %d, \"deformable_contact_radius_m\": 0.005, \"deformable_pairs\": %d, "
+                "\"deformable_candidates\": %d, \"deformable_pairs_dropped_total\": %lld, "
+                "\"deformable_contact_share\": null, \"deformable_contact_share_note\": \"not split yet: the CPU "
+                "step has no phase timer; compare with --no-self-collision\", \"fold_min_signed_distance_m\": %.6g, "
+                "\"fold_no_pass_through\": %s, ",
+                r->self_collision, r->deformable_pairs, r->deformable_candidates,
+                (long long)r->deformable_dropped_total, r->fold_min_sd, r->fold_min_sd >= 0.0 ? "true" : "false");
+    fprintf(f, "\"phase_ms_per_env_step\": ");
     if (r->phases_valid) {
         const dfm_phase_times* p = &r->phases;
         double e = r->envs > 0 ? (double)r->envs : 1.0;
@@ -334,6 +365,7 @@ int main(int argc, char** argv) {
     c.base.substeps = 4;
     c.base.iterations = 10;
     c.base.backend = DFM_BACKEND_AUTO;
+    c.base.self_collision = 1;
     c.steps = 10;
     c.windows = 5;
     c.warmup = 30;
@@ -346,8 +378,8 @@ int main(int argc, char** argv) {
         // clang-format off
         if (!strcmp(a, "--workload") && v) {
             c.both = !strcmp(v, "both");
-            c.base.kind = !strcmp(v, "soft-lift") ? BENCH_SOFT_LIFT : (!strcmp(v, "game-cloth") ? BENCH_GAME_CLOTH : BENCH_CLOTH_LIFT);
-            if (strcmp(v, "both") && strcmp(v, "cloth-lift") && strcmp(v, "soft-lift") && strcmp(v, "game-cloth")) goto usage;
+            c.base.kind = !strcmp(v, "soft-lift") ? BENCH_SOFT_LIFT : (!strcmp(v, "game-cloth") ? BENCH_GAME_CLOTH : (!strcmp(v, "cloth-fold") ? BENCH_CLOTH_FOLD : BENCH_CLOTH_LIFT));
+            if (strcmp(v, "both") && strcmp(v, "cloth-lift") && strcmp(v, "soft-lift") && strcmp(v, "game-cloth") && strcmp(v, "cloth-fold")) goto usage;
             ++i;
         } else if (!strcmp(a, "--envs") && v) c.base.envs = atoi(argv[++i]);
         else if (!strcmp(a, "--substeps") && v) c.base.substeps = atoi(argv[++i]);
@@ -365,6 +397,7 @@ int main(int argc, char** argv) {
         } else if (!strcmp(a, "--attribution")) c.attribution = 1;
         else if (!strcmp(a, "--scaling")) c.scaling = 1;
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
+        else if (!strcmp(a, "--no-self-collision")) c.base.self_collision = 0;
         else if (!strcmp(a, "--body-translation")) c.base.features |= DFM_FEATURE_BODY_TRANSLATION;
         else goto usage;
         // clang-format on
@@ -372,6 +405,15 @@ int main(int argc, char** argv) {
     if (c.base.envs < 1 || c.base.substeps < 1 || c.base.iterations < 1 || c.steps < 1 || c.windows < 1 ||
         c.warmup < 0 || c.base.threads < 0 || !(c.hz > 0.0) || c.res < 0 || (c.res > 0 && c.res < 2))
         goto usage;
+    if (!c.both && c.base.kind == BENCH_CLOTH_FOLD) {
+        if (c.base.backend == DFM_BACKEND_CUDA) {
+            fprintf(stderr, "dfm_bench: cloth-fold needs deformable-deformable contact, which runs on the CPU backend "
+                            "only for now (CUDA refuses it with DFM_ERROR_UNSUPPORTED); use --backend cpu\n");
+            return 1;
+        }
+        c.base.backend = DFM_BACKEND_CPU;       /* auto: the CPU, the only backend that runs it */
+        if (c.res > 0 && c.res < 4) goto usage; /* two rows per half at least */
+    }
     if (!c.json) { /* the default: out/bench.json, out/ created (ignored by git) */
         if (mkdir("out", 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "dfm_bench: cannot create out/: %s\n", strerror(errno));
@@ -418,7 +460,9 @@ int main(int argc, char** argv) {
         for (int s = 0; s < ns; ++s) {
             if (c.scaling) o.envs = sizes[s];
             run_result r = run_one(&c, o);
-            failed |= !r.ok || r.grasp_failed;
+            /* cloth-fold with self-collision on: a layer passing through the other fails the run */
+            failed |= !r.ok || r.grasp_failed ||
+                      (r.kind == BENCH_CLOTH_FOLD && r.self_collision && r.fold_min_sd < 0.0);
             if (!r.ok) continue;
             print_row(&r);
             fprintf(f, "%s\n  ", first ? "" : ",");
@@ -461,10 +505,12 @@ int main(int argc, char** argv) {
     printf("\njson: %s\n", c.json);
     return failed ? 1 : 0;
 usage:
-    fprintf(stderr,
-            "usage: %s [--workload cloth-lift|soft-lift|both|game-cloth] [--envs N] [--substeps N] [--iterations N]\n"
-            "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
-            "          [--attribution] [--scaling] [--quiet] [--body-translation] [--threads N] [--hz F] [--res N]\n",
-            argv[0]);
+    fprintf(
+        stderr,
+        "usage: %s [--workload cloth-lift|soft-lift|both|game-cloth|cloth-fold] [--envs N] [--substeps N] [--iterations N]\n"
+        "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
+        "          [--attribution] [--scaling] [--quiet] [--body-translation] [--threads N] [--hz F] [--res N]\n"
+        "          [--no-self-collision]\n",
+        argv[0]);
     return 2;
 }

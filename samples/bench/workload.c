@@ -28,7 +28,7 @@ double bench_workload_estimate_bytes(const bench_options* o) {
     double verts = o->kind == BENCH_CLOTH_LIFT ? (double)o->res * o->res : (double)o->res * o->res * o->res;
     /* ~250 B per particle of model+state+adjacency, and per particle/edge/face candidate against 4
      * shapes ~100 B of candidates + records; a cloth has ~3 edges and 2 faces per vertex. */
-    if (o->kind == BENCH_GAME_CLOTH) verts = (double)o->res * o->res;
+    if (o->kind == BENCH_GAME_CLOTH || o->kind == BENCH_CLOTH_FOLD) verts = (double)o->res * o->res;
     double features = o->kind == BENCH_SOFT_LIFT ? 3.0 * verts : 6.0 * verts;
     return (double)o->envs * (250.0 * verts + 4.0 * features * 100.0);
 }
@@ -63,22 +63,29 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     wd.deterministic = (o->flags & BENCH_DETERMINISTIC) != 0;
     wd.feature_flags = o->features;
     wd.cpu_threads = o->threads;
+    if (o->kind == BENCH_CLOTH_FOLD) wd.deformable_contact_radius = 0.005f; /* the fold test's radius */
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &wd, &out->world);
     if (r != DFM_OK) return r;
     out->envs = o->envs;
     out->res = o->res;
-    out->shapes_per_env = o->kind == BENCH_GAME_CLOTH ? 2 : 4;
+    out->shapes_per_env = o->kind == BENCH_GAME_CLOTH ? 2 : (o->kind == BENCH_CLOTH_FOLD ? 1 : 4);
     out->shapes = (dfm_shape_id*)calloc((size_t)o->envs * 4u, sizeof(dfm_shape_id));
     out->states = (dfm_shape_state*)calloc((size_t)o->envs * 4u, sizeof(dfm_shape_state));
     out->bodies = (dfm_body_id*)calloc((size_t)o->envs, sizeof(dfm_body_id));
     out->kind = o->kind;
-    out->vertex_count = o->kind == BENCH_SOFT_LIFT ? o->res * o->res * o->res : o->res * o->res;
+    out->vertex_count = o->kind == BENCH_SOFT_LIFT    ? o->res * o->res * o->res
+                        : o->kind == BENCH_CLOTH_FOLD ? o->res * (o->res / 2) * 2
+                                                      : o->res * o->res;
     if (!out->shapes || !out->states || !out->bodies) return DFM_ERROR_OUT_OF_HOST_MEMORY;
     for (int32_t e = 0; e < o->envs && r == DFM_OK; ++e) {
         float ox = ENV_SPACING * (float)e;
         dfm_body_id body;
         if (o->kind == BENCH_GAME_CLOTH) {
             r = bench_game_cloth_add_env(out, e, ox);
+            continue;
+        }
+        if (o->kind == BENCH_CLOTH_FOLD) {
+            r = bench_cloth_fold_add_env(out, e, ox, o->self_collision);
             continue;
         }
         if (o->kind == BENCH_CLOTH_LIFT) {
@@ -126,15 +133,15 @@ static double smooth01(double s) {
 }
 
 double bench_workload_lift(const bench_workload* w, double t) {
-    if (w->kind == BENCH_GAME_CLOTH) return 0.0; /* nothing lifts */
+    if (w->kind == BENCH_GAME_CLOTH || w->kind == BENCH_CLOTH_FOLD) return 0.0; /* nothing lifts */
     double t0 = w->kind == BENCH_CLOTH_LIFT ? LIFT_T : 0.5;
     return t < t0 ? 0.0 : LIFT_SPEED * (t - t0);
 }
 
 dfm_result bench_workload_drive(bench_workload* w, double t) {
     float z, half_gap;
-    if (w->kind == BENCH_GAME_CLOTH) /* static shapes: the same states every step */
-        return dfm_world_set_shape_states(w->world, w->shapes, 0, w->states, 0, 2 * w->envs);
+    if (w->kind == BENCH_GAME_CLOTH || w->kind == BENCH_CLOTH_FOLD) /* static shapes: the same states every step */
+        return dfm_world_set_shape_states(w->world, w->shapes, 0, w->states, 0, w->shapes_per_env * w->envs);
     if (!w->start_centroid_z && bench_workload_lift(w, t) > 0.0) { /* the lift begins: where the bodies are now */
         dfm_result r = bench_workload_mark_start(w);
         if (r != DFM_OK) return r;
@@ -211,5 +218,6 @@ void bench_workload_free(bench_workload* w) {
     free(w->states);
     free(w->bodies);
     free(w->start_centroid_z);
+    free(w->fold_triangles);
     memset(w, 0, sizeof(*w));
 }

@@ -5,14 +5,20 @@
 /// soft-lift (a 6 cm soft cube of 6 x 6 x 6 vertices, 5 tets per cell, on a table: the pads
 /// descend, squeeze and lift it). Each has a table box, two box pads and a palm box on a
 /// scripted path. game-cloth (game_cloth.c): one cloth of res x res vertices draping over a
-/// sphere on a table box, nothing scripted. Environments are 2 m apart along x.
+/// sphere on a table box, nothing scripted. cloth-fold (cloth_fold.c): one res x res cloth folded
+/// onto itself on a table box, deformable contact on (CPU only). Environments are 2 m apart along x.
 #ifndef DFM_BENCH_WORKLOAD_H
 #define DFM_BENCH_WORKLOAD_H
 
 #include <dfm/dfm.h>
 
 /// Workload kinds.
-typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1, BENCH_GAME_CLOTH = 2 } bench_kind;
+typedef enum bench_kind {
+    BENCH_CLOTH_LIFT = 0,
+    BENCH_SOFT_LIFT = 1,
+    BENCH_GAME_CLOTH = 2,
+    BENCH_CLOTH_FOLD = 3
+} bench_kind;
 
 /// Options of one run.
 /// Not a disable flag: turns dfm_world_def.deterministic on (its cost shows in the attribution).
@@ -20,15 +26,16 @@ typedef enum bench_kind { BENCH_CLOTH_LIFT = 0, BENCH_SOFT_LIFT = 1, BENCH_GAME_
 
 typedef struct bench_options {
     bench_kind kind;
-    int32_t envs;       ///< Environments.
-    int32_t res;        ///< Cloth vertices per side (cloth-lift) or cube vertices per side (soft-lift).
-    int32_t substeps;   ///< Per env step.
-    int32_t iterations; ///< Per substep.
-    int32_t backend;    ///< dfm_backend.
-    int32_t device;     ///< CUDA device index (CUDA backend).
-    uint32_t flags;     ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
-    uint32_t features;  ///< dfm_world_def.feature_flags (--body-translation).
-    int32_t threads;    ///< dfm_world_def.cpu_threads (0 = all).
+    int32_t envs;           ///< Environments.
+    int32_t res;            ///< Cloth vertices per side (cloth-lift) or cube vertices per side (soft-lift).
+    int32_t substeps;       ///< Per env step.
+    int32_t iterations;     ///< Per substep.
+    int32_t backend;        ///< dfm_backend.
+    int32_t device;         ///< CUDA device index (CUDA backend).
+    uint32_t flags;         ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
+    uint32_t features;      ///< dfm_world_def.feature_flags (--body-translation).
+    int32_t threads;        ///< dfm_world_def.cpu_threads (0 = all).
+    int32_t self_collision; ///< cloth-fold: the cloth's self_collision (1; 0 with --no-self-collision).
 } bench_options;
 
 /// A built workload: the world, its shapes (4 per environment: table, two pads, palm; game-cloth:
@@ -46,6 +53,8 @@ typedef struct bench_workload {
     float contact_radius;      ///< The body's contact radius, m (where the pads' squeeze is measured from).
     int released;              ///< cloth-lift: the hook (pinned top row) has let go.
     int32_t particles, elements, colors;
+    int32_t* fold_triangles;      ///< cloth-fold: environment 0's triangles (the lower half first).
+    int32_t fold_lower_triangles; ///< ... how many belong to the lower half.
 } bench_workload;
 
 /// Builds the workload. Returns DFM_OK, or the failing call's result (message in
@@ -69,6 +78,15 @@ dfm_result bench_workload_held(bench_workload* w, double t, int32_t* held);
 /// game-cloth: adds environment e's cloth (into bodies[e]) and its two shapes at offset ox (m)
 /// along x, their states into states[2e], states[2e + 1] (game_cloth.c).
 dfm_result bench_game_cloth_add_env(bench_workload* w, int32_t e, float ox);
+
+/// cloth-fold: adds environment e's folded cloth (into bodies[e]) and its table at offset ox (m)
+/// along x, the table's state into states[e] (cloth_fold.c).
+dfm_result bench_cloth_fold_add_env(bench_workload* w, int32_t e, float ox, int32_t self_collision);
+
+/// cloth-fold, environment 0: the smallest signed distance (m) of an upper-half vertex (the fold
+/// row excluded) to the lower half (its closest triangle, signed by the lower half's upward
+/// normal); < 0: a vertex of the upper layer is below the lower one (passed through it).
+dfm_result bench_cloth_fold_min_signed_distance(bench_workload* w, double* out);
 
 /// Environment 0's body: its lowest vertex height and its centroid height, m (game-cloth: where
 /// the cloth lies after the run; the table top is z = 0).
