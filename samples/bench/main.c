@@ -5,6 +5,7 @@
 ///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
 ///                  [--body-translation] [--threads N] [--hz F] [--res N] [--no-self-collision]
 /// --no-self-collision: cloth-fold with the cloth's self_collision 0 (the same scene, for the ratio).
+/// --no-deformable-contact: cloth-fold with world deformable_contact_radius 0 as well (self_collision -1 in the JSON).
 /// cloth-fold runs on the CPU backend only (deformable contact; --backend cuda is refused).
 /// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
 /// --threads: world_def.cpu_threads (0 = all, the default). --hz: host steps per second (60).
@@ -322,12 +323,12 @@ static void json_run(FILE* f, const run_result* r, const cli* c) {
             r->body_min_z, r->body_centroid_z);
     if (r->kind == BENCH_CLOTH_FOLD)
         fprintf(f,
-                "\"self_collision\": %d, \"deformable_contact_radius_m\": 0.005, \"deformable_pairs\": %d, "
+                "\"self_collision\": %d, \"deformable_contact_radius_m\": %g, \"deformable_pairs\": %d, "
                 "\"deformable_candidates\": %d, \"deformable_pairs_dropped_total\": %lld, "
                 "\"deformable_contact_share\": null, \"deformable_contact_share_note\": \"not split yet: the CPU "
                 "step has no phase timer; compare with --no-self-collision\", \"fold_min_signed_distance_m\": %.6g, "
                 "\"fold_no_pass_through\": %s, ",
-                r->self_collision, r->deformable_pairs, r->deformable_candidates,
+                r->self_collision, r->self_collision >= 0 ? 0.005 : 0.0, r->deformable_pairs, r->deformable_candidates,
                 (long long)r->deformable_dropped_total, r->fold_min_sd, r->fold_min_sd >= 0.0 ? "true" : "false");
     fprintf(f, "\"phase_ms_per_env_step\": ");
     if (r->phases_valid) {
@@ -398,6 +399,7 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "--scaling")) c.scaling = 1;
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
         else if (!strcmp(a, "--no-self-collision")) c.base.self_collision = 0;
+        else if (!strcmp(a, "--no-deformable-contact")) c.base.self_collision = -1;
         else if (!strcmp(a, "--body-translation")) c.base.features |= DFM_FEATURE_BODY_TRANSLATION;
         else goto usage;
         // clang-format on
@@ -510,7 +512,7 @@ usage:
         "usage: %s [--workload cloth-lift|soft-lift|both|game-cloth|cloth-fold] [--envs N] [--substeps N] [--iterations N]\n"
         "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
         "          [--attribution] [--scaling] [--quiet] [--body-translation] [--threads N] [--hz F] [--res N]\n"
-        "          [--no-self-collision]\n",
+        "          [--no-self-collision] [--no-deformable-contact]\n",
         argv[0]);
     return 2;
 }

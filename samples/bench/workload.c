@@ -63,7 +63,8 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
     wd.deterministic = (o->flags & BENCH_DETERMINISTIC) != 0;
     wd.feature_flags = o->features;
     wd.cpu_threads = o->threads;
-    if (o->kind == BENCH_CLOTH_FOLD) wd.deformable_contact_radius = 0.005f; /* the fold test's radius */
+    if (o->kind == BENCH_CLOTH_FOLD && o->self_collision >= 0)
+        wd.deformable_contact_radius = 0.005f; /* the fold test's radius; -1: deformable contact off */
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &wd, &out->world);
     if (r != DFM_OK) return r;
     out->envs = o->envs;
@@ -85,7 +86,7 @@ dfm_result bench_workload_build(const bench_options* o, bench_workload* out) {
             continue;
         }
         if (o->kind == BENCH_CLOTH_FOLD) {
-            r = bench_cloth_fold_add_env(out, e, ox, o->self_collision);
+            r = bench_cloth_fold_add_env(out, e, ox, o->self_collision > 0);
             continue;
         }
         if (o->kind == BENCH_CLOTH_LIFT) {

@@ -35,7 +35,8 @@ typedef struct bench_options {
     uint32_t flags;         ///< dfm_world_def.disable_flags, plus BENCH_DETERMINISTIC.
     uint32_t features;      ///< dfm_world_def.feature_flags (--body-translation).
     int32_t threads;        ///< dfm_world_def.cpu_threads (0 = all).
-    int32_t self_collision; ///< cloth-fold: the cloth's self_collision (1; 0 with --no-self-collision).
+    int32_t self_collision; ///< cloth-fold: the cloth's self_collision (1; 0 with --no-self-collision; -1:
+                            ///< also world deformable contact off, --no-deformable-contact).
 } bench_options;
 
 /// A built workload: the world, its shapes (4 per environment: table, two pads, palm; game-cloth:
