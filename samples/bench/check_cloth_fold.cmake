@@ -3,18 +3,9 @@
 # deformable pairs > 0 and none dropped, the share stated as not split) and the physical check:
 # after 0.5 s (the upper half has fallen 2 cm onto the lower one) no upper-half vertex lies below
 # the lower half (fold_min_signed_distance_m >= 0; the layers rest about the 5 mm radius apart).
-execute_process(COMMAND ${BENCH} --workload cloth-fold --backend cpu --envs 1 --res 10 --threads 2 --steps 2
-                        --windows 1 --warmup 30 --quiet --json ${OUT}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-message("${stdout}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "dfm_bench failed (${rc}): ${stderr}")
-endif()
-file(READ ${OUT} json)
-string(JSON nruns LENGTH "${json}" runs)
-if(NOT nruns EQUAL 1)
-  message(FATAL_ERROR "expected 1 run (--res 10), got ${nruns}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/bench_run_json.cmake)
+bench_run_json(1 --workload cloth-fold --backend cpu --envs 1 --res 10 --threads 2 --steps 2
+               --windows 1 --warmup 30 --quiet)
 string(JSON workload GET "${json}" runs 0 workload)
 string(JSON backend GET "${json}" runs 0 backend)
 string(JSON res GET "${json}" runs 0 res)

@@ -3,18 +3,9 @@
 # and a scene that did what it describes: after 0.5 s the cloth has fallen from 5.2 cm (its start
 # height) and lies on the table, its lowest vertex at the contact radius above the top (z = 0,
 # within 1.5 mm: not sunk through it, not hovering) and its centroid below 2 cm (draped).
-execute_process(COMMAND ${BENCH} --workload game-cloth --backend cpu --envs 1 --res 10 --threads 2 --steps 2
-                        --windows 1 --warmup 30 --quiet --json ${OUT}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-message("${stdout}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "dfm_bench failed (${rc}): ${stderr}")
-endif()
-file(READ ${OUT} json)
-string(JSON nruns LENGTH "${json}" runs)
-if(NOT nruns EQUAL 1)
-  message(FATAL_ERROR "expected 1 run (--res 10), got ${nruns}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/bench_run_json.cmake)
+bench_run_json(1 --workload game-cloth --backend cpu --envs 1 --res 10 --threads 2 --steps 2
+               --windows 1 --warmup 30 --quiet)
 string(JSON workload GET "${json}" runs 0 workload)
 string(JSON res GET "${json}" runs 0 res)
 string(JSON hz GET "${json}" runs 0 hz)

@@ -1,17 +1,9 @@
 # Runs dfm_bench at a tiny size on the CPU and checks that its JSON is complete: every run has
 # every documented field, the numbers are finite and positive, and the grasp held in every
 # environment (the warmup reaches 0.37 s into the lift), with every reaction within the force bound.
-execute_process(COMMAND ${BENCH} --backend cpu --envs 2 --steps 2 --windows 3 --warmup 40 --quiet --json ${OUT}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-message("${stdout}")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "dfm_bench failed (${rc}): ${stderr}")
-endif()
-file(READ ${OUT} json)
-string(JSON nruns LENGTH "${json}" runs)
-if(NOT nruns EQUAL 2)
-  message(FATAL_ERROR "expected 2 runs (cloth-lift, soft-lift), got ${nruns}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/bench_run_json.cmake)
+bench_run_json(2 --backend cpu --envs 2 --steps 2 --windows 3 --warmup 40 --quiet)
+set(nruns 2) # cloth-lift and soft-lift
 math(EXPR last "${nruns} - 1")
 foreach(i RANGE 0 ${last})
   foreach(field envs particles elements colors substeps iterations env_steps_per_s wall_ms_per_env_step
