@@ -3,7 +3,8 @@
 # parity tests, compute-sanitizer memcheck and racecheck on a small scene, a short benchmark, and
 # print a compact table last. Logs go to $OUT (or build-gpu/out) when set.
 #   tests/gpu/run-on-gpu.sh [bench envs...]
-# DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sweep` adds the solve's
+# DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sanitize_slow` adds the
+# racecheck runs of the block-per-body kernels (~8 min); `sweep` adds the solve's
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
 # CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
 # parity tests DFM_REPEAT_RUNS times and counts the passes). A later call on a
@@ -63,11 +64,20 @@ elif [ -n "$san" ]; then
   # The body-level solve's kernels (DFM_FEATURE_BODY_TRANSLATION): free fall, and the pinch scene.
   DFM_TEST_BACKEND=cuda step memcheck_body "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
   DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
-  DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step memcheck_body_pinch "$san" --tool memcheck --error-exitcode 1 \
-    build-gpu/tests/physics/test_physics_pinch 4 2
+  # The pinch on CUDA with the feature is a known failure of the physics (test_gpu_physics_pinch_body_
+  # known_failure), so this step passes on the sanitizer's summary, not the test's exit code.
+  DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step memcheck_body_pinch bash -c "'$san' --tool memcheck \
+    build-gpu/tests/physics/test_physics_pinch 4 2 2>&1 | tee /dev/stderr | grep -q 'ERROR SUMMARY: 0 errors'"
   # The host-body coupling's kernels (block per body, shape placement, bucketing).
   DFM_TEST_BACKEND=cuda step memcheck_coupling "$san" --tool memcheck --error-exitcode 1 \
     build-gpu/tests/physics/test_physics_heavy_hammock --small
+else
+  status+=("sanitizer|MISSING|-")
+fi
+# The slow sanitizer runs (racecheck of the coupling's and the body-level solve's block-per-body
+# kernels: ~4 min each on the H200), phase `sanitize_slow`, not in the default phases.
+if ! has sanitize_slow; then :
+elif [ -n "$san" ]; then
   DFM_TEST_BACKEND=cuda step racecheck_coupling "$san" --tool racecheck --error-exitcode 1 \
     build-gpu/tests/physics/test_physics_heavy_hammock --small
   # The block-per-body kernel under racecheck (the pinch on CUDA is a known failure of the physics,
