@@ -250,8 +250,8 @@ int dfm_cuda_dc_final_forces(dfm_cuda_dc* dc, const dfm_vbd_view& v, const int32
                              const int32_t* body_offsets, const int32_t* particle_body, cudaStream_t st, char* err,
                              size_t err_size) {
     if (dc->body_count > 0) {
-        dc_body_scale_kernel<<<blocks_for(dc->body_count), BLOCK, 0, st>>>(dc->view, v, dc->surface, shape_head,
-                                                                           body_offsets, dc->body_count, dc->body_scale);
+        dc_body_scale_kernel<<<blocks_for(dc->body_count), BLOCK, 0, st>>>(
+            dc->view, v, dc->surface, shape_head, body_offsets, dc->body_count, dc->body_scale);
         DFM_CUDA_TRY(cudaGetLastError());
     }
     dc_final_force_kernel<<<blocks_for(v.particle_count), BLOCK, 0, st>>>(dc->view, v, dc->surface, particle_body,

@@ -28,23 +28,23 @@
 
 /// Device side of one world's deformable contact (generation -1: none uploaded).
 struct dfm_cuda_dc {
-    int64_t generation;         ///< Host state generation the buffers were built for (-1: none).
-    int32_t particle_count;     ///< Particles the buffers are sized for.
-    int32_t body_count;         ///< Bodies (the final forces' per-body scale).
-    int64_t capacity;           ///< Candidate (and pair) capacity per advance.
-    dfm_cuda_bvh* tri_bvh;      ///< Triangle tree (NULL without triangles or surface vertices).
-    dfm_cuda_bvh* edge_bvh;     ///< Edge tree (NULL without edges).
-    dfm_dc_pair* pairs;         ///< Device, capacity: the advance's pairs.
-    int32_t* offsets;           ///< Device, particle_count + 1: CSR of each particle's items.
-    int32_t* items;             ///< Device, 4 * capacity: 4 * pair + corner.
-    int32_t* sub_particles;     ///< Device, particle_count: each colour's particles by sub-colour.
-    uint8_t* surface;           ///< Device, particle_count: 1 for a corner of some primitive.
-    float* final_force;         ///< Device, 3 per particle: deformable-contact force at the final iterate.
-    float* body_scale;          ///< Device, 1 per body: the final forces' scale (< 0: supported).
-    float* host_x_prev;         ///< Pinned host, 3 per particle: x_prev of the advance (detection input).
-    float* host_y;              ///< Pinned host, 3 per particle: y of the advance (query radius).
-    dfm_dc_view view;           ///< Device pointers: the gather's view of the current advance.
-    int64_t device_bytes;       ///< Device memory held, bytes (the trees' excluded).
+    int64_t generation;     ///< Host state generation the buffers were built for (-1: none).
+    int32_t particle_count; ///< Particles the buffers are sized for.
+    int32_t body_count;     ///< Bodies (the final forces' per-body scale).
+    int64_t capacity;       ///< Candidate (and pair) capacity per advance.
+    dfm_cuda_bvh* tri_bvh;  ///< Triangle tree (NULL without triangles or surface vertices).
+    dfm_cuda_bvh* edge_bvh; ///< Edge tree (NULL without edges).
+    dfm_dc_pair* pairs;     ///< Device, capacity: the advance's pairs.
+    int32_t* offsets;       ///< Device, particle_count + 1: CSR of each particle's items.
+    int32_t* items;         ///< Device, 4 * capacity: 4 * pair + corner.
+    int32_t* sub_particles; ///< Device, particle_count: each colour's particles by sub-colour.
+    uint8_t* surface;       ///< Device, particle_count: 1 for a corner of some primitive.
+    float* final_force;     ///< Device, 3 per particle: deformable-contact force at the final iterate.
+    float* body_scale;      ///< Device, 1 per body: the final forces' scale (< 0: supported).
+    float* host_x_prev;     ///< Pinned host, 3 per particle: x_prev of the advance (detection input).
+    float* host_y;          ///< Pinned host, 3 per particle: y of the advance (query radius).
+    dfm_dc_view view;       ///< Device pointers: the gather's view of the current advance.
+    int64_t device_bytes;   ///< Device memory held, bytes (the trees' excluded).
 };
 
 /// (Re)allocates the device buffers for host state `s` (its primitives, filters, surface flags and

@@ -1002,8 +1002,8 @@ static int launch_dc_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, const
         const int serial = sub == DFM_DC_SUBCOLORS;
         const unsigned grid = serial ? 1u : (unsigned)((count + b->solve_block - 1) / b->solve_block);
         solve_dc_kernel<<<grid, serial ? 32 : b->solve_block, 0, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view, b->deform.surface,
-            b->deform.sub_particles + begin, count, serial);
+            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view, b->deform.surface, b->deform.sub_particles + begin,
+            count, serial);
         DFM_CUDA_TRY(cudaGetLastError());
     }
     return 0;

@@ -415,7 +415,8 @@ int main(int argc, char** argv) {
         c.warmup < 0 || c.base.threads < 0 || !(c.hz > 0.0) || c.res < 0 || (c.res > 0 && c.res < 2))
         goto usage;
     if (!c.both && c.base.kind == BENCH_CLOTH_FOLD) {
-        if (c.base.backend != DFM_BACKEND_CUDA) c.base.backend = DFM_BACKEND_CPU; /* auto: the CPU (as the world's AUTO) */
+        if (c.base.backend != DFM_BACKEND_CUDA)
+            c.base.backend = DFM_BACKEND_CPU;   /* auto: the CPU (as the world's AUTO) */
         if (c.res > 0 && c.res < 4) goto usage; /* two rows per half at least */
     }
     if (!c.json) { /* the default: out/bench.json, out/ created (ignored by git) */

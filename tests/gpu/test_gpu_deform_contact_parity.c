@@ -207,8 +207,9 @@ static float run_fold(int32_t backend, int self_collision, int steps) {
 
 static void fold(void) {
     float cpu = run_fold(DFM_BACKEND_CPU, 1, 60), gpu = run_fold(DFM_BACKEND_CUDA, 1, 60);
-    CHECK(gpu >= 0.0f, "fold cuda: the folded cloth passed through itself (min signed distance %g m, bound >= 0; "
-                       "cpu %g m)",
+    CHECK(gpu >= 0.0f,
+          "fold cuda: the folded cloth passed through itself (min signed distance %g m, bound >= 0; "
+          "cpu %g m)",
           (double)gpu, (double)cpu);
     float off = run_fold(DFM_BACKEND_CUDA, 0, 60);
     CHECK(off < 0.0f, "fold cuda, self_collision 0 (control): the halves should interpenetrate (min %g m, bound < 0)",
@@ -267,8 +268,9 @@ static void cubes(void) {
     double ec = 0, gc = 0, eg = 0, gg = 0;
     run_cubes(DFM_BACKEND_CPU, &ec, &gc);
     run_cubes(DFM_BACKEND_CUDA, &eg, &gg);
-    CHECK(eg <= 0.01, "cubes cuda: the floor's reaction is off the weights by %.3f%% of the top's weight (bound 1%%; "
-                      "cpu %.3f%%)",
+    CHECK(eg <= 0.01,
+          "cubes cuda: the floor's reaction is off the weights by %.3f%% of the top's weight (bound 1%%; "
+          "cpu %.3f%%)",
           100.0 * eg, 100.0 * ec);
     CHECK(gg > 0.0, "cubes cuda: the cubes interpenetrate (smallest gap %g m, bound > 0; cpu %g m)", gg, gc);
 }
