@@ -17,7 +17,8 @@
 /// - determinism: stack for 1/3 s twice on CUDA in deterministic mode: bitwise equal positions.
 ///
 /// Every failure message names the backend, the quantity, both values and the bound. Skips (77)
-/// without a usable CUDA device. Run one part with its name as the argument (no argument: all).
+/// without a usable CUDA device. Run one part with its name as the argument (no argument: all;
+/// `--small`: a few steps of the CUDA scenes, for compute-sanitizer).
 #include "deform_contact.h"
 #include "dfm_test.h"
 #include "dfm_test_shapes.h"
@@ -218,7 +219,7 @@ static void fold(void) {
 
 /// The cubes scene on `backend`: the floor reaction error as a fraction of the top cube's weight,
 /// and the smallest top-bottom gap (m).
-static void run_cubes(int32_t backend, double* err_frac, double* min_gap_out) {
+static void run_cubes(int32_t backend, int settle, int window, double* err_frac, double* min_gap_out) {
     dfm_world* w = make_world(backend, 0, k_radius);
     dfm_shape_id floor_id = dfm_test_add_frictionless_floor(w);
     const float H = 0.06f;
@@ -231,7 +232,6 @@ static void run_cubes(int32_t backend, double* err_frac, double* min_gap_out) {
     CHECK_OK(w, dfm_body_get_info(w, bot, &ib));
     CHECK_OK(w, dfm_body_get_info(w, top, &it));
     const double g = 9.81, Wt = it.total_mass * g, Wb = ib.total_mass * g;
-    const int settle = 60, window = 20;
     double Rz = 0.0, min_gap = 1e30;
     const int32_t n = b0.vertex_count;
     float* xb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
@@ -266,8 +266,8 @@ static void run_cubes(int32_t backend, double* err_frac, double* min_gap_out) {
 
 static void cubes(void) {
     double ec = 0, gc = 0, eg = 0, gg = 0;
-    run_cubes(DFM_BACKEND_CPU, &ec, &gc);
-    run_cubes(DFM_BACKEND_CUDA, &eg, &gg);
+    run_cubes(DFM_BACKEND_CPU, 60, 20, &ec, &gc);
+    run_cubes(DFM_BACKEND_CUDA, 60, 20, &eg, &gg);
     CHECK(eg <= 0.01,
           "cubes cuda: the floor's reaction is off the weights by %.3f%% of the top's weight (bound 1%%; "
           "cpu %.3f%%)",
@@ -275,9 +275,10 @@ static void cubes(void) {
     CHECK(gg > 0.0, "cubes cuda: the cubes interpenetrate (smallest gap %g m, bound > 0; cpu %g m)", gg, gc);
 }
 
-static void determinism(void) {
-    stack_result a = run_stack(DFM_BACKEND_CUDA, 1, k_radius, 20);
-    stack_result b = run_stack(DFM_BACKEND_CUDA, 1, k_radius, 20);
+/// Two deterministic CUDA runs of `steps` steps of the stack scene: bitwise equal positions.
+static void determinism_steps(int steps) {
+    stack_result a = run_stack(DFM_BACKEND_CUDA, 1, k_radius, steps);
+    stack_result b = run_stack(DFM_BACKEND_CUDA, 1, k_radius, steps);
     int32_t first = -1;
     float worst = 0.0f;
     for (int32_t k = 0; a.n == b.n && k < 3 * a.n; ++k) {
@@ -285,14 +286,25 @@ static void determinism(void) {
         worst = fmaxf(worst, fabsf(a.x[k] - b.x[k]));
     }
     CHECK(a.n == b.n && first < 0,
-          "determinism cuda: two deterministic runs of 1/3 s differ (particles %d vs %d; first differing coordinate "
+          "determinism cuda: two deterministic runs of %d steps differ (particles %d vs %d; first differing coordinate "
           "%d of particle %d: %.9g vs %.9g; max |diff| %.3g m)",
-          a.n, b.n, first, first / 3, first >= 0 ? (double)a.x[first] : 0.0, first >= 0 ? (double)b.x[first] : 0.0,
-          (double)worst);
+          steps, a.n, b.n, first, first / 3, first >= 0 ? (double)a.x[first] : 0.0,
+          first >= 0 ? (double)b.x[first] : 0.0, (double)worst);
     printf("determinism cuda: two deterministic runs %s (max |diff| %.3g m)\n", first < 0 ? "bitwise equal" : "DIFFER",
            (double)worst);
     free(a.x);
     free(b.x);
+}
+
+static void determinism(void) { determinism_steps(20); }
+
+/// For compute-sanitizer (tests/gpu/run-on-gpu.sh): every new kernel on a few steps (the stack
+/// twice in deterministic mode, compared bitwise; the cubes on a floor for the final forces and
+/// the reaction correction).
+static void small(void) {
+    determinism_steps(3);
+    double e = 0, g = 0;
+    run_cubes(DFM_BACKEND_CUDA, 2, 1, &e, &g);
 }
 
 int main(int argc, char** argv) {
@@ -306,5 +318,6 @@ int main(int argc, char** argv) {
     if (all || !strcmp(what, "fold")) fold();
     if (all || !strcmp(what, "cubes")) cubes();
     if (all || !strcmp(what, "determinism")) determinism();
+    if (!strcmp(what, "--small")) small();
     return dfm_test_finish("test_gpu_deform_contact_parity");
 }
