@@ -357,10 +357,10 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED, "solver \"%s\" does not run on the %s backend (it runs on:%s%s)",
                         name, backend_name(backend), (e->table.backends & DFM_SOLVER_BACKEND_CPU) ? " cpu" : "",
                         (e->table.backends & DFM_SOLVER_BACKEND_CUDA) ? " cuda" : "");
-    if (w->def.deformable_contact_radius > 0.0f && (backend == DFM_BACKEND_CUDA || strcmp(e->table.name, "vbd") != 0))
+    if (w->def.deformable_contact_radius > 0.0f && strcmp(e->table.name, "vbd") != 0)
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
                         "solver %s/%s: the world has deformable-deformable contact (deformable_contact_radius %g m), "
-                        "which only vbd/cpu implements (issue 16)",
+                        "which only vbd (cpu and cuda) implements (issue 16)",
                         name, backend_name(backend), (double)w->def.deformable_contact_radius);
     dfm_world_solver* cur = w->solver;
     if (cur->index == index && cur_backend == backend) {

@@ -24,6 +24,7 @@ static dfm_result size_cuda_advances(dfm_world* w, int32_t substeps) {
 /// nothing.
 static dfm_result prepare_cuda(dfm_world* w) {
     dfm_result r = dfm_world_sync_device(w);
+    if (r == DFM_OK) r = dfm_step_cuda_sync_deform(w);
     if (r != DFM_OK) return r;
     return size_cuda_advances(w, w->def.substeps);
 }

@@ -32,4 +32,9 @@ dfm_result dfm_step_scratch(dfm_world* world, int32_t substeps, int32_t shapes, 
 /// changed; one graph launch), then reads the contact results back.
 dfm_result dfm_step_cuda(dfm_world* world, float dt);
 
+/// CUDA: builds the deformable-contact state when it is on and stale (dfm_deform_contacts_ensure)
+/// and sizes its device buffers for it (dfm_cuda_backend_upload_deform; nothing when current).
+/// After dfm_world_sync_device (a model upload frees them).
+dfm_result dfm_step_cuda_sync_deform(dfm_world* world);
+
 #endif

@@ -12,11 +12,23 @@
 #include "step_guard.h"
 #include "world_internal.h"
 
+dfm_result dfm_step_cuda_sync_deform(dfm_world* w) {
+    if (!(w->def.deformable_contact_radius > 0.0f)) return DFM_OK;
+    dfm_result r = dfm_deform_contacts_ensure(w);
+    if (r != DFM_OK) return r;
+    char err[256] = "";
+    int rc = dfm_cuda_backend_upload_deform(w->cuda, &w->deform.cpu, w->deform.generation, err, sizeof(err));
+    if (rc != 0) return dfm_fail(w, (dfm_result)rc, "CUDA: deformable contact buffers: %s", err);
+    return DFM_OK;
+}
+
 dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
     if (r != DFM_OK) return r;
     r = dfm_world_sync_device(w);
+    if (r == DFM_OK) r = dfm_step_cuda_sync_deform(w);
     if (r != DFM_OK) return r;
+    const int deform = w->def.deformable_contact_radius > 0.0f;
     dfm_contacts* c = &w->contacts;
     const int32_t substeps = w->def.substeps, S = c->shape_count;
     const int use_contacts = S > 0 && c->capacity > 0;
@@ -58,6 +70,11 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
         d.shape_host = hosts.shape_host;
         d.host_first_shape = hosts.first_shape;
     }
+    if (deform) { /* host-assisted first slice: the step runs eagerly (kernels/cuda/deform_contact_cuda.h) */
+        d.deform = &w->deform.cpu;
+        d.deform_generation = w->deform.generation;
+        d.host_color_particles = w->model.color_particles;
+    }
     dfm_cuda_step_results out;
     memset(&out, 0, sizeof(out));
     out.shape_impulse = impulses;
@@ -81,6 +98,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     dfm_step_finish_contacts(w, dt, impulses, emitted, substeps, particle_impulse, out.kind_counts,
                              use_contacts ? out.max_penetration : 0.0f, use_contacts ? out.residual_max : 0.0f);
     if (hosts.count > 0) dfm_host_bodies_finish_step(w, &hosts); /* without contacts: zero, solved */
+    if (deform) dfm_deform_contacts_finish_step(w, out.deform_dropped);
     w->residual_force_max = out.residual_max;
     w->residual_force_sum = out.residual_sum;
     return DFM_OK;

@@ -78,11 +78,6 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         "world_def.deformable_pair_capacity is %d; must be in [0, DFM_MAX_CONTACT_CAPACITY = %d] "
                         "(0 = 32 per surface vertex and edge)",
                         d->deformable_pair_capacity, DFM_MAX_CONTACT_CAPACITY);
-    if (d->deformable_contact_radius > 0.0f && d->backend == DFM_BACKEND_CUDA)
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
-                        "world_def.deformable_contact_radius is %g m: deformable-deformable contact runs on the CPU "
-                        "backend only (issue 16; its CUDA twin is not built yet); use DFM_BACKEND_CPU or radius 0",
-                        (double)d->deformable_contact_radius);
     if (d->deformable_contact_radius > 0.0f && (d->feature_flags & DFM_FEATURE_BODY_TRANSLATION))
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
                         "world_def.deformable_contact_radius > 0 with DFM_FEATURE_BODY_TRANSLATION: the body-level "
@@ -141,8 +136,9 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
     }
     if (full.backend == DFM_BACKEND_AUTO && full.deformable_contact_radius > 0.0f) {
         dfm_log(w, DFM_LOG_INFO,
-                "backend AUTO: deformable-deformable contact (deformable_contact_radius %g m) runs on the CPU "
-                "backend only; using the CPU backend",
+                "backend AUTO: deformable-deformable contact (deformable_contact_radius %g m): using the CPU "
+                "backend (its CUDA twin is a host-assisted first slice that steps without a graph; ask for "
+                "DFM_BACKEND_CUDA explicitly)",
                 (double)full.deformable_contact_radius);
     } else if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();

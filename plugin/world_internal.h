@@ -37,7 +37,7 @@ struct dfm_world {
     dfm_id_pool shape_pool;  ///< Shapes by slot, like body_pool; live = shape count.
     dfm_sdf_cache sdf_cache; ///< Baked mesh grids shared by shapes of equal meshes.
     dfm_contacts contacts;
-    dfm_deform_contacts deform;  ///< Deformable-deformable contact (issue 16; CPU).
+    dfm_deform_contacts deform;  ///< Deformable-deformable contact (issue 16; CPU and CUDA).
     dfm_host_bodies host_bodies; ///< Host bodies with dynamics (implicit two-way coupling).
     dfm_cuda_backend* cuda;      ///< Non-NULL when the world runs on the CUDA backend.
     int32_t* step_emitted;       ///< Step scratch: records emitted per substep (step_emitted_cap).

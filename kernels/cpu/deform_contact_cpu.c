@@ -84,39 +84,41 @@ static void split_colors(dfm_cpu_dc* s, int32_t color_count, const int32_t* colo
     s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = out;
 }
 
-void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
-                       const int32_t* color_particles, const int32_t* particle_color) {
-    const int32_t n = v->particle_count;
+float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n) {
     float ymax = 0.0f;
     for (int32_t i = 0; i < n; ++i)
-        if (s->surface[i]) ymax = dfm_fmaxf(ymax, dfm_v3_len(dfm_v3_load(v->y + 3 * i)));
+        if (s->surface[i]) ymax = dfm_fmaxf(ymax, dfm_v3_len(dfm_v3_load(y + 3 * i)));
     const float rq = s->radius + dfm_fmaxf(s->radius, 3.0f * ymax);
     s->query_radius = rq;
-    dfm_bvh_input in;
-    memset(&in, 0, sizeof(in));
-    in.x = v->x_prev;
-    in.vertex_count = n;
-    in.filter = s->filter;
-    in.body_count = s->body_count;
-    in.radius = rq;
-    int64_t vt = 0, ee = 0;
-    if (s->tri_count > 0 && s->point_count > 0) {
-        in.tree_prims = s->tris;
-        in.tree_count = s->tri_count;
-        in.query_prims = s->points;
-        in.query_count = s->point_count;
-        in.self_set = 0;
-        vt = query(s, s->tri_tree, &in, 0);
+    return rq;
+}
+
+void dfm_cpu_dc_bvh_input(const dfm_cpu_dc* s, const float* x_prev, int32_t n, int edge_edge, dfm_bvh_input* in) {
+    memset(in, 0, sizeof(*in));
+    in->x = x_prev;
+    in->vertex_count = n;
+    in->filter = s->filter;
+    in->body_count = s->body_count;
+    in->radius = s->query_radius;
+    if (!edge_edge) {
+        in->tree_prims = s->tris;
+        in->tree_count = s->tri_count;
+        in->query_prims = s->points;
+        in->query_count = s->point_count;
+        in->self_set = 0;
+    } else {
+        in->tree_prims = s->edges;
+        in->tree_count = s->edge_count;
+        in->query_prims = s->edges;
+        in->query_count = s->edge_count;
+        in->self_set = 1;
     }
+}
+
+void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt, int64_t ee, int32_t color_count,
+                      const int32_t* color_offsets, const int32_t* color_particles, const int32_t* particle_color) {
+    const float rq = s->query_radius;
     const int64_t vt_kept = vt < s->candidate_capacity ? vt : s->candidate_capacity;
-    if (s->edge_count > 0) {
-        in.tree_prims = s->edges;
-        in.tree_count = s->edge_count;
-        in.query_prims = s->edges;
-        in.query_count = s->edge_count;
-        in.self_set = 1;
-        ee = query(s, s->edge_tree, &in, vt_kept);
-    }
     const int64_t total = vt + ee, kept = total < s->candidate_capacity ? total : s->candidate_capacity;
     s->candidates = total;
     s->dropped = total - kept;
@@ -137,7 +139,7 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
             pr.kind = DFM_DC_EDGE_EDGE;
         }
         float w[4];
-        if (dfm_v3_len(dfm_dc_pair_stencil(&pr, v->x_prev, w)) < rq) s->pairs[np++] = pr;
+        if (dfm_v3_len(dfm_dc_pair_stencil(&pr, x_prev, w)) < rq) s->pairs[np++] = pr;
     }
     s->pair_count = np;
     build_lists(s, n);
@@ -149,6 +151,24 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     s->view.ke = s->ke;
     s->view.mu = s->mu;
     s->view.total_bound = DFM_DC_BOUND_FRACTION * rq;
+}
+
+void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
+                       const int32_t* color_particles, const int32_t* particle_color) {
+    const int32_t n = v->particle_count;
+    dfm_cpu_dc_query_radius(s, v->y, n);
+    dfm_bvh_input in;
+    int64_t vt = 0, ee = 0;
+    if (s->tri_count > 0 && s->point_count > 0) {
+        dfm_cpu_dc_bvh_input(s, v->x_prev, n, 0, &in);
+        vt = query(s, s->tri_tree, &in, 0);
+    }
+    const int64_t vt_kept = vt < s->candidate_capacity ? vt : s->candidate_capacity;
+    if (s->edge_count > 0) {
+        dfm_cpu_dc_bvh_input(s, v->x_prev, n, 1, &in);
+        ee = query(s, s->edge_tree, &in, vt_kept);
+    }
+    dfm_cpu_dc_build(s, v->x_prev, n, vt, ee, color_count, color_offsets, color_particles, particle_color);
     /* the initial guess as a step from x_prev: every surface particle moves together, each within
        the bound of its own gaps at x_prev */
     for (int32_t i = 0; i < n; ++i) {

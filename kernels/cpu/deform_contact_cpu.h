@@ -72,6 +72,24 @@ typedef struct dfm_cpu_dc {
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                        const int32_t* color_particles, const int32_t* particle_color);
 
+/// dfm_cpu_dc_detect's first stage, also used by the CUDA backend: the query radius
+/// r + max(r, 3 max |y|) over the surface particles (y: 3 floats per particle, n of them), stored
+/// in s->query_radius and returned (m).
+float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n);
+
+/// The broad-phase input of one query of dfm_cpu_dc_detect over positions x_prev (n particles)
+/// at s->query_radius: vertex-triangle (edge_edge 0: the surface vertices against the triangle
+/// tree) or edge-edge (1: the edges against themselves, each unordered pair once).
+void dfm_cpu_dc_bvh_input(const dfm_cpu_dc* s, const float* x_prev, int32_t n, int edge_edge, dfm_bvh_input* in);
+
+/// dfm_cpu_dc_detect after its queries, also used by the CUDA backend: s->cand holds the first
+/// min(vt, capacity) vertex-triangle candidates, then the edge-edge ones up to the capacity (vt and
+/// ee: the counts found, which may exceed it); sets candidates and dropped, keeps the pairs closer
+/// than s->query_radius at x_prev (narrow phase), builds each particle's list and the sub-colours
+/// and fills s->view. Serial, in candidate order (the guess bound is left to the caller).
+void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt, int64_t ee, int32_t color_count,
+                      const int32_t* color_offsets, const int32_t* color_particles, const int32_t* particle_color);
+
 /// After the sweeps, for the reactions (contacts_cpu.h deform_force): each dynamic surface
 /// particle's deformable-contact force at the final iterate into final_force (zero for the
 /// others), made momentum-consistent: a body that touches no shape and has no pinned or kinematic

@@ -22,13 +22,6 @@
 ///   stack in registers/local memory); P3 applies-and-done (the query box is inflated once per
 ///   query); P4 applies-TODO: queries run in input order, not Morton order (sorting the queries
 ///   would make neighbouring threads traverse the same nodes; measure on the H200 first).
-/// - dc_gather_kernel (deformable-deformable contact, not launched yet: the CUDA twin of
-///   kernels/cpu/deform_contact_cpu.c is to come; the CUDA backend refuses the option until then):
-///   P2 applies-and-done (one thread per particle of a sub-colour, its pair list walked serially,
-///   as the CPU does); P1 applies (sub-colours are the levels, launched in sequence); P3 the pair
-///   lists are built once per advance; P4 applies-TODO (lists in pair order; pairs of neighbouring
-///   particles are not adjacent in memory). It keeps kernels/shared/deform_contact.h compiling as
-///   device code.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -38,7 +31,6 @@
 #include "bvh_cpu.h"
 #include "bvh_cuda.h"
 #include "bvh_morton.h"
-#include "deform_contact.h"
 #include "cuda_check.h"
 
 #define BLOCK 256
@@ -345,20 +337,4 @@ int dfm_cuda_bvh_download_tree(dfm_cuda_bvh* b, dfm_bvh_box* boxes, int32_t* lea
     DFM_CUDA_TRY(cudaMemcpyAsync(leaf_prim, b->leaf_prim, sizeof(int32_t) * n, cudaMemcpyDeviceToHost, b->stream));
     DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
     return DFM_OK;
-}
-
-/// Deformable contact force and Hessian (9 floats, row-major) of the particles `particles[0..n)`
-/// at iterate x (displacements dx over the advance), and each one's smallest gap (see
-/// dfm_dc_gather). Not launched yet (see the review above).
-__global__ void dc_gather_kernel(dfm_dc_view view, const float* x, const float* dx, float h, const int32_t* particles,
-                                 int32_t n, float* force, float* hessian, float* gap) {
-    int32_t k = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (k >= n) return;
-    int32_t i = particles[k];
-    dfm_v3 f = dfm_v3_zero();
-    dfm_m33 H = dfm_m33_zero();
-    gap[k] = dfm_dc_gather(&view, x, dx, h, i, &f, &H);
-    dfm_v3_store(f, force + 3 * (int64_t)k);
-    for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) hessian[9 * (int64_t)k + 3 * a + b] = H.m[a][b];
 }

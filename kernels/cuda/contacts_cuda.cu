@@ -13,8 +13,8 @@
 ///   (one item per thread over the active prefix with a fixed grid and grid-stride loop, seed
 ///   sec. 1 and 6); P1/P3/P4 n/a (no levels; nothing loop-invariant to hoist; records are the
 ///   compact prefix).
-/// - guess_kernel, reaction_particle_kernel, local_residual_kernel: P2 applies-and-done (one thread per particle,
-///   gathering over its list: no output atomics).
+/// - guess_kernel, reaction_particle_kernel, local_residual_kernel, deform_residual_kernel: P2
+///   applies-and-done (one thread per particle, gathering over its list: no output atomics).
 /// - friction_kernel, scatter_kernel: P1 applies-and-done (per color, the color is the level);
 ///   P2 applies-and-done (one particle per thread / one record per thread with atomics (legacy)).
 /// - chunk_sum_kernel, shape_sum_kernel (deterministic per-shape sums): P2 applies-and-done (one
@@ -197,6 +197,15 @@ __global__ void final_force_kernel(dfm_contact_view c, const float* d, float h, 
 __global__ void residual_kernel(dfm_vbd_view v, float* residual) {
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < v.particle_count) dfm_contact_particle_residual(&v, i, residual);
+}
+
+/// With deformable contact (issue 16): particle i's residual less its deformable-contact force
+/// (contacts_cpu.c residual_range; launched only when there is one). P2 applies-and-done (one
+/// thread per particle); P1, P3, P4 do not apply.
+__global__ void deform_residual_kernel(dfm_vbd_view v, const float* deform_force, float* residual) {
+    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= v.particle_count || v.mode[i] != 0) return;
+    dfm_v3_store(dfm_v3_sub(dfm_v3_load(residual + 3 * i), dfm_v3_load(deform_force + 3 * i)), residual + 3 * i);
 }
 
 /// One thread per body, serial over its particles and their lists in order (deterministic).
@@ -655,6 +664,8 @@ int dfm_cuda_contacts_finalize(dfm_cuda_contacts* c, const dfm_cuda_advance* a, 
     int32_t* kinds = c->counters + c->counter_advances - DFM_CUDA_COUNTER_TAIL;
     final_force_kernel<<<grid, BLOCK, 0, st>>>(v, a->vbd.d, a->vbd.h, c->record_force, kinds, kinds + 3, full);
     residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(a->vbd, a->residual);
+    if (a->deform_force)
+        deform_residual_kernel<<<blocks_for(c->particle_count), BLOCK, 0, st>>>(a->vbd, a->deform_force, a->residual);
     if (a->body_count > 0)
         body_extra_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(
             v, a->vbd, c->record_force, c->node_friction, a->residual, a->body_offsets, a->body_count, a->body_extra);

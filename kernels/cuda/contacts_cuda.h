@@ -65,6 +65,8 @@ struct dfm_cuda_advance {
     int residual_pass;            ///< 1: compute the local force residuals (last advance of a step).
     float* residual_norm;         ///< Device, 1 per particle: each one's local force residual (residual_pass), N.
     int deterministic;
+    const float* deform_force; ///< Device, 3 per particle: deformable-contact force at the final iterate, taken
+                               ///< out of the residuals (NULL without deformable contact: nothing launched).
 };
 
 /// (Re)allocates and uploads; shape_count 0 frees everything. `sms` is the device's multiprocessor

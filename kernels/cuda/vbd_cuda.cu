@@ -10,6 +10,8 @@
 ///   12-byte strided per thread; a float4 or split-component layout would coalesce better).
 /// - solve_color_tiled_kernel: see its own review below (16 lanes per particle, two particles per
 ///   warp, tet-only variant).
+/// - solve_dc_kernel (deformable-deformable contact, issue 16): see its own review below; its
+///   detection and final-force passes are in deform_contact_cuda.cu.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "contact_response.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
+#include "deform_contact_cuda.h"
 #include "host_bodies_cuda.h"
 #include "model_arrays.h"
 #include "vbd_coef.h"
@@ -90,6 +93,8 @@ struct dfm_cuda_backend {
     size_t body_scan_temp_bytes;
     dfm_cuda_host_bodies hosts; ///< Dynamic host bodies of the implicit coupling (count 0: none).
     dfm_step_key graph_key;     ///< Step settings the graph was captured with.
+    dfm_cuda_dc deform;         ///< Deformable-deformable contact (generation -1: none uploaded).
+    int64_t deform_dropped;     ///< Deformable candidates dropped by the current step's advances.
 };
 
 static void free_events(dfm_cuda_backend* b);
@@ -205,6 +210,59 @@ __global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, in
     dfm_vbd_solve_particle(&v, i, f, H);
 }
 
+/// Particle i of a sub-colour with deformable contact (vbd_cpu.c solve_one): a particle that is
+/// no corner of any primitive is solved as without it; a surface particle adds the force and
+/// Hessian of its pairs at the live iterate (dfm_dc_gather) and its step is bounded
+/// (dfm_dc_bound_step) by DFM_DC_BOUND_FRACTION of its smallest gap and the advance's total bound.
+__device__ __forceinline__ void dc_solve_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                                  const float* acc_f, const float* acc_H, const dfm_dc_view& dc,
+                                                  const uint8_t* surface, int32_t i) {
+    if (v.mode[i] != 0) return;
+    dfm_v3 f;
+    dfm_m33 H;
+    solve_contact_terms(v, c, mode, acc_f, acc_H, i, &f, &H);
+    if (!surface[i]) {
+        dfm_vbd_solve_particle(&v, i, f, H);
+        return;
+    }
+    const float gap = dfm_dc_gather(&dc, v.x, v.d, v.h, i, &f, &H);
+    const dfm_v3 d_old = dfm_v3_load(v.d + 3 * (int64_t)i);
+    if (!dfm_vbd_solve_particle(&v, i, f, H)) return;
+    const dfm_v3 d_new = dfm_v3_load(v.d + 3 * (int64_t)i);
+    const dfm_v3 bd = dfm_dc_bound_step(d_old, d_new, gap, dc.total_bound);
+    if (bd.x != d_new.x || bd.y != d_new.y || bd.z != d_new.z) {
+        dfm_v3_store(bd, v.d + 3 * (int64_t)i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x_prev + 3 * (int64_t)i), bd), v.x + 3 * (int64_t)i);
+    }
+}
+
+/// Solve of one sub-colour of a color with deformable contact (issue 16): `particles` are the
+/// sub-colour's (dfm_cpu_dc sub_particles; no contact pair and no element joins two of them, so
+/// the threads neither race nor depend on each other's order); serial: the last sub-colour
+/// (particles whose partners held every free sub-colour, which may share pairs), walked by one
+/// thread in order, as the CPU walks it on one thread.
+///
+/// Parallelism review (seed 001): P1 applies-and-done (the sub-colours are the levels: one launch
+/// each, in sequence; the serial sub-colour is the one level that is not fanned out, and it is
+/// empty unless a particle has partners in all DFM_DC_SUBCOLORS sub-colours); P2 applies-and-done
+/// (one thread per particle, its pair list walked serially, as the CPU does; no atomics);
+/// applies-TODO for the elements (the 16-lane tiled layout of solve_color_tiled_kernel is not
+/// used here: one thread walks all of a particle's elements); P3 applies-and-done (pair lists
+/// and sub-colours once per advance, not per iteration); P4 applies-TODO (lists in pair order;
+/// positions xyz per particle; sub-colour particles not renumbered).
+__global__ void solve_dc_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f, const float* acc_H,
+                                dfm_dc_view dc, const uint8_t* __restrict__ surface,
+                                const int32_t* __restrict__ particles, int32_t count, int serial) {
+    const int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (serial) {
+        if (k == 0)
+            for (int32_t j = 0; j < count; ++j) dc_solve_particle(v, c, mode, acc_f, acc_H, dc, surface, particles[j]);
+        return;
+    }
+    if (k >= count) return;
+    dc_solve_particle(v, c, mode, acc_f, acc_H, dc, surface, particles[k]);
+}
+
 /// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
 /// model has no active triangle or hinge material, so the generic kernel's other loops add
 /// nothing and the results are bitwise equal). two_per_warp: two particles per 32-lane warp, one
@@ -313,6 +371,7 @@ static void free_graph(dfm_cuda_backend* b) {
 static void free_model(dfm_cuda_backend* b) {
     free_graph(b);                        /* its kernel parameters point into the model */
     dfm_cuda_contacts_free(&b->contacts); /* sized to the model's particles */
+    dfm_cuda_dc_free(&b->deform);         /* sized to the model's particles and bodies */
     for (int k = 0; k < b->allocation_count; ++k) cudaFree(b->allocations[k]);
     b->allocation_count = 0;
     b->model_bytes = 0;
@@ -386,6 +445,7 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
         return DFM_ERROR_OUT_OF_HOST_MEMORY;
     }
     b->device = device;
+    b->deform.generation = -1;
     {
         /* Tiled or serial solve per color: 16 lanes per particle pay off while a color's lanes fit
          * in what the GPU runs at once (its resident threads); beyond that the serial kernel
@@ -930,6 +990,25 @@ static int launch_body_sweep(dfm_cuda_backend* b, const dfm_cuda_advance& a, int
     return 0;
 }
 
+/// Solves the sub-colours of color `col` in order (deformable contact; the host's sub-colour table
+/// of this advance, s->sub_offsets), one launch each (solve_dc_kernel).
+static int launch_dc_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, const dfm_cpu_dc* s, int mode, int32_t col,
+                           char* err, size_t err_size) {
+    dfm_cuda_contacts* c = &b->contacts;
+    const int32_t* off = s->sub_offsets + (size_t)col * DFM_DC_SUBCOLOR_SLOTS;
+    for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub) {
+        const int32_t begin = off[sub], count = off[sub + 1] - off[sub];
+        if (count <= 0) continue;
+        const int serial = sub == DFM_DC_SUBCOLORS;
+        const unsigned grid = serial ? 1u : (unsigned)((count + b->solve_block - 1) / b->solve_block);
+        solve_dc_kernel<<<grid, serial ? 32 : b->solve_block, 0, b->stream>>>(
+            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view, b->deform.surface, b->deform.sub_particles + begin,
+            count, serial);
+        DFM_CUDA_TRY(cudaGetLastError());
+    }
+    return 0;
+}
+
 /// Enqueues one whole step on the stream (eager, or while the stream is being captured).
 static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step_desc* d, char* err, size_t err_size) {
     const int32_t n = v.particle_count, substeps = d->substeps;
@@ -938,6 +1017,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     const uint32_t flags = d->disable_flags;
     const int body_solve = (d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) != 0;
     const int coupled = contacts && d->host_body_count > 0; /* b->hosts sized for them (dfm_cuda_backend_step) */
+    dfm_cpu_dc* deform = d->deform; /* host state of deformable contact (eager steps only), or NULL */
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
     if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
     if (v.tri_coef || v.edge_coef || v.tet_coef) {
@@ -982,6 +1062,12 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             mode = (flags & DFM_DISABLE_CONTACT_LISTS) ? SOLVE_SCATTERED : SOLVE_GATHER;
         }
         TIMED(DFM_PHASE_OTHER, launch_predict(b, a.vbd, alpha, err, err_size));
+        if (deform) { /* pairs at x_prev, lists and sub-colours (host-built), the guess bound */
+            TIMED(DFM_PHASE_DETECTION,
+                  dfm_cuda_dc_detect(&b->deform, deform, a.vbd, b->color_count, b->color_offsets,
+                                     d->host_color_particles, deform->particle_color, b->stream, err, err_size));
+            b->deform_dropped += deform->dropped;
+        }
         if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_offsets(b, a, contacts, err, err_size));
         for (int32_t it = 0; it < d->iterations; ++it) {
             if (contacts && d->penalty_beta > 0.0f)
@@ -990,7 +1076,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
              * solve, two particles per warp; not with the legacy scatter, whose accumulators are
              * filled per color). */
             const int sweep = b->body_sweep && b->sweep_ok && mode != SOLVE_SCATTERED &&
-                              !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
+                              !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) && !deform;
             if (sweep) TIMED(DFM_PHASE_SOLVE, launch_body_sweep(b, a, mode, flags, err, err_size));
             for (int32_t col = 0; col < b->color_count && !sweep; ++col) {
                 int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
@@ -998,7 +1084,10 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                 if (mode == SOLVE_SCATTERED)
                     TIMED(DFM_PHASE_SOLVE, dfm_cuda_contacts_scatter(c, &a, b->color_particles + begin, count, col,
                                                                      b->stream, err, err_size));
-                TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
+                if (deform) /* sub-colour after sub-colour: no pair inside one */
+                    TIMED(DFM_PHASE_SOLVE, launch_dc_solve(b, a, deform, mode, col, err, err_size));
+                else
+                    TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
             }
             if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_translate(b, a, contacts, err, err_size));
             if (coupled)
@@ -1014,6 +1103,11 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                     TIMED(DFM_PHASE_FRICTION, dfm_cuda_contacts_friction(c, &a, b->color_particles + begin, count,
                                                                          b->stream, err, err_size));
                 }
+            if (deform) { /* the reactions take the deformable-contact forces out of the residuals */
+                TIMED(DFM_PHASE_REACTIONS, dfm_cuda_dc_final_forces(&b->deform, a.vbd, a.view.head, b->body_offsets,
+                                                                    b->particle_body, b->stream, err, err_size));
+                a.deform_force = b->deform.final_force;
+            }
             TIMED(DFM_PHASE_REACTIONS, dfm_cuda_contacts_finalize(c, &a, b->stream, err, err_size));
         }
         if (a.residual_pass) TIMED(DFM_PHASE_OTHER, launch_convergence(b, a.vbd, contacts, err, err_size));
@@ -1096,6 +1190,13 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     v.gravity[1] = d->gravity[1];
     v.gravity[2] = d->gravity[2];
     dfm_cuda_contacts* c = &b->contacts;
+    if (d->deform && (d->deform_generation != b->deform.generation || !d->host_color_particles)) {
+        snprintf(err, err_size,
+                 "deformable contact: the device buffers are of generation %lld, the step's state of %lld "
+                 "(dfm_cuda_backend_upload_deform first), or no host color table",
+                 (long long)b->deform.generation, (long long)d->deform_generation);
+        return DFM_ERROR_INVALID_STATE;
+    }
     if (c->shape_count > 0 && d->deterministic && !c->deterministic) {
         snprintf(err, err_size, "deterministic step asked of contact buffers uploaded without deterministic mode");
         return DFM_ERROR_INVALID_STATE;
@@ -1145,7 +1246,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     DFM_CUDA_TRY(cudaMemsetAsync(b->bad_index, 0x7f, 2u * sizeof(int32_t), b->stream));
     DFM_CUDA_TRY(cudaMemsetAsync(b->convergence, 0, 2u * sizeof(float), b->stream));
     b->event_count = 0;
-    if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling) {
+    b->deform_dropped = 0;
+    if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling || d->deform) {
         free_graph(b);
         int r = enqueue_step(b, v, d, err, err_size);
         if (r) return r;
@@ -1211,6 +1313,7 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         return bounds ? DFM_ERROR_OUT_OF_BOUNDS : DFM_ERROR_NON_FINITE;
     }
     if (out) {
+        out->deform_dropped = b->deform_dropped;
         memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
         if (c->shape_count > 0)
             memcpy(&out->residual_max, &residual_bits, sizeof(float));
@@ -1274,5 +1377,18 @@ extern "C" int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out
 }
 
 extern "C" int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b) {
-    return b->model_bytes + b->contacts.device_bytes;
+    return b->model_bytes + b->contacts.device_bytes + b->deform.device_bytes;
+}
+
+extern "C" int dfm_cuda_backend_upload_deform(dfm_cuda_backend* b, const dfm_cpu_dc* s, int64_t generation, char* err,
+                                              size_t err_size) {
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    if (!s) {
+        dfm_cuda_dc_free(&b->deform);
+        return 0;
+    }
+    if (b->deform.generation == generation && b->deform.particle_count == b->view.particle_count) return 0;
+    free_graph(b); /* no graph runs with deformable contact; a stale one must not outlive its buffers */
+    return dfm_cuda_dc_upload(&b->deform, s, generation, b->view.particle_count, b->body_count, b->stream, err,
+                              err_size);
 }

@@ -21,6 +21,8 @@ extern "C" {
 /// Opaque device-side mirror of one world.
 typedef struct dfm_cuda_backend dfm_cuda_backend;
 
+struct dfm_cpu_dc; /* kernels/cpu/deform_contact_cpu.h */
+
 /// What the backend copies at a model upload: host arrays (model and state, through `host`), the
 /// counts the view does not carry, the color and body offsets and the rows of
 /// DFM_MODEL_DEVICE_ARRAYS (kernels/shared/model_arrays.h), particle_count items each.
@@ -89,6 +91,14 @@ typedef struct dfm_cuda_step_desc {
                                      ///< with their corrections at its end (plugin/host_bodies.c).
     const int32_t* shape_host;       ///< Host, shape_count: each shape's body in host_bodies, or -1.
     const int32_t* host_first_shape; ///< Host, host_body_count: each body's first shape, or -1.
+    /* deformable-deformable contact (issue 16; NULL: none, and nothing of it runs) */
+    /// Host state (plugin/deform_contacts.c: primitives, filters, host scratch), uploaded with
+    /// dfm_cuda_backend_upload_deform at deform_generation; its figures (pair_count, candidates,
+    /// dropped) are those of the step's last advance afterwards. A step with it runs eagerly (no
+    /// graph: the host builds each advance's pair lists, deform_contact_cuda.h).
+    struct dfm_cpu_dc* deform;
+    int64_t deform_generation;           ///< Generation of `deform` (must be the uploaded one).
+    const int32_t* host_color_particles; ///< Host: the model's particles grouped by colour (sub-colour split).
 } dfm_cuda_step_desc;
 
 /// Results of one step's contacts, copied back at its end.
@@ -103,7 +113,15 @@ typedef struct dfm_cuda_step_results {
     int32_t refused_particle; ///< A refused step (DFM_ERROR_NON_FINITE / OUT_OF_BOUNDS): the smallest
                               ///< offending particle index.
     int32_t refused_kind;     ///< 0: it was non-finite; 1: beyond DFM_MAX_COORD.
+    int64_t deform_dropped;   ///< Deformable-contact candidates beyond the capacity, summed over the advances.
 } dfm_cuda_step_results;
+
+/// (Re)allocates the device buffers of deformable-deformable contact for host state `s` (NULL:
+/// frees them) built for model generation `generation` (nothing happens when those buffers are
+/// already of that generation); the model must be uploaded. Sized here, never inside a step
+/// (the trees, pair lists, final forces; 2 pinned host staging arrays of 3 floats per particle).
+int dfm_cuda_backend_upload_deform(dfm_cuda_backend* b, const struct dfm_cpu_dc* s, int64_t generation, char* err,
+                                   size_t err_size);
 
 /// Host buffer (pinned) for `substeps` advances of shape records, advance-major, that the next
 /// dfm_cuda_backend_step copies to the device when `desc.shapes` points at it (saves a staging

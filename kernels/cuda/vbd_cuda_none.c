@@ -87,3 +87,11 @@ int dfm_cuda_backend_download_contacts(dfm_cuda_backend* b, int32_t count, const
     (void)node_friction;
     return unavailable(err, n);
 }
+
+int dfm_cuda_backend_upload_deform(dfm_cuda_backend* b, const struct dfm_cpu_dc* s, int64_t generation, char* err,
+                                   size_t n) {
+    (void)b;
+    (void)s;
+    (void)generation;
+    return unavailable(err, n);
+}

@@ -6,8 +6,8 @@
 /// back over it 2 cm higher (the fold is the strip between rows h-1 and h). Every vertex is
 /// dynamic: the upper half falls onto the lower one and both come to rest on the table. Deformable
 /// contact is on (world deformable_contact_radius 5 mm, the test's radius); the body's
-/// self_collision is 1, or 0 with --no-self-collision (the identical scene, for the ratio). CPU
-/// backend only: CUDA refuses deformable contact (DFM_ERROR_UNSUPPORTED).
+/// self_collision is 1, or 0 with --no-self-collision (the identical scene, for the ratio). The CPU
+/// backend by default; --backend cuda runs it on CUDA (issue 16's host-assisted first slice).
 #include <dfm_scenes.h>
 #include <math.h>
 #include <stdlib.h>

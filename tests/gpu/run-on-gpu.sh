@@ -61,6 +61,10 @@ elif [ -n "$san" ]; then
   step racecheck_contacts "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
   step memcheck_bvh "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
   step racecheck_bvh "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
+  # Deformable-deformable contact on CUDA (issue 16): guess bound, sub-colour solve, final forces.
+  step memcheck_deform "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
+  step racecheck_deform "$san" --tool racecheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
   # The body-level solve's kernels (DFM_FEATURE_BODY_TRANSLATION): free fall, and the pinch scene.
   DFM_TEST_BACKEND=cuda step memcheck_body "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
   DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
@@ -92,6 +96,7 @@ step bench build-gpu/tests/gpu/bench_gpu_vbd "${@:-1 64 1024}"
 step gripper_gpu build-gpu/samples/03_gripper_lift --backend auto --every 1000 --out "$out/gripper"
 bench=build-gpu/samples/dfm_bench
 step bench_lift timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda --json "$out/bench_lift.json"
+step bench_cloth_fold timeout 240 "$bench" --workload cloth-fold --envs 1 --backend cuda --json "$out/bench_cloth_fold.json"
 step bench_lift_body timeout 240 "$bench" --workload both --envs "${DFM_BENCH_ENVS:-1024}" --backend cuda \
   --body-translation --json "$out/bench_lift_body.json"
 if [ "${DFM_ATTRIBUTION:-0}" = 1 ]; then

@@ -1,4 +1,5 @@
-/// Deformable-deformable contact on the CPU backend (issue 16), physical outcomes at the world's
+/// Deformable-deformable contact on the CPU backend (issue 16; with DFM_TEST_BACKEND=cuda on the
+/// CUDA backend in deterministic mode, CTest's test_gpu_physics_deform_contact_*), physical outcomes at the world's
 /// default 4 substeps x 10 iterations, 60 Hz, contact radius 5 mm. Run with one argument:
 ///
 /// - `stack`: a 0.3 m cloth (11 x 11) dropped from 4 cm onto a 0.4 m cloth (13 x 13) lying on a
@@ -23,8 +24,9 @@
 /// - `determinism`: `stack` for 1/3 s (through the landing) with cpu_threads 1 (twice), 2 and 0
 ///   (all): bitwise equal positions.
 /// - `options`: bad options refused with their codes (radius < 0, NaN, above 1 m, below 1e-4 m;
-///   ke <= 0; mu < 0; capacity < 0; self_collision 2; CUDA backend; the body-level solve;
-///   swapping to xpbd), and a pair capacity of 16 is exceeded, counted in the stats and logged.
+///   ke <= 0; mu < 0; capacity < 0; self_collision 2; the body-level solve; swapping to xpbd),
+///   the CUDA backend accepted (or absent: DFM_ERROR_DEVICE_UNAVAILABLE, never UNSUPPORTED), and
+///   a pair capacity of 16 is exceeded, counted in the stats and logged.
 #include "deform_contact.h"
 #include "dfm_test.h"
 #include "dfm_test_shapes.h"
@@ -33,7 +35,7 @@ static const float k_radius = 0.005f;
 
 static dfm_world* make_world(float radius, int threads) {
     dfm_world_def def = dfm_world_def_default();
-    def.backend = DFM_BACKEND_CPU;
+    dfm_test_pick_backend(&def); /* the CPU unless DFM_TEST_BACKEND=cuda */
     def.deformable_contact_radius = radius;
     def.cpu_threads = threads;
     return dfm_test_create(&def);
@@ -298,7 +300,6 @@ static void options(void) {
         {"ke 0", 0.005f, 0.0f, 0.5f, 0, DFM_BACKEND_CPU, 0, DFM_ERROR_INVALID_VALUE},
         {"mu -0.1", 0.005f, 1e4f, -0.1f, 0, DFM_BACKEND_CPU, 0, DFM_ERROR_INVALID_VALUE},
         {"capacity -1", 0.005f, 1e4f, 0.5f, -1, DFM_BACKEND_CPU, 0, DFM_ERROR_INVALID_VALUE},
-        {"CUDA backend", 0.005f, 1e4f, 0.5f, 0, DFM_BACKEND_CUDA, 0, DFM_ERROR_UNSUPPORTED},
         {"body-level solve", 0.005f, 1e4f, 0.5f, 0, DFM_BACKEND_CPU, DFM_FEATURE_BODY_TRANSLATION,
          DFM_ERROR_UNSUPPORTED},
     };
@@ -318,6 +319,19 @@ static void options(void) {
               cases[c].what);
         dfm_world_destroy(w);
     }
+    /* the CUDA backend takes deformable contact now (issue 16's CUDA twin); without a device or in a
+       build without CUDA its creation fails for that reason only */
+    {
+        dfm_world_def def = dfm_world_def_default();
+        def.deformable_contact_radius = k_radius;
+        def.backend = DFM_BACKEND_CUDA;
+        dfm_world* wc = NULL;
+        dfm_result r = dfm_world_create(DFM_ABI_VERSION, &def, &wc);
+        printf("options: CUDA backend -> %s: %s\n", dfm_result_string(r), r ? dfm_world_last_error(NULL) : "");
+        CHECK(r == DFM_OK || r == DFM_ERROR_DEVICE_UNAVAILABLE, "CUDA backend with deformable contact: got %s",
+              dfm_result_string(r));
+        dfm_world_destroy(wc);
+    }
     /* a body def with self_collision 2; a swap to xpbd */
     dfm_world* w = make_world(k_radius, 0);
     dfm_test_grid g = dfm_test_make_grid(5, 5, 0.1f, 0.1f, 0, 0, 0.1f);
@@ -334,7 +348,7 @@ static void options(void) {
     dfm_test_free_grid(&g);
     /* overflow: 16 candidate slots for two stacked sheets */
     dfm_world_def def = dfm_world_def_default();
-    def.backend = DFM_BACKEND_CPU;
+    dfm_test_pick_backend(&def);
     def.deformable_contact_radius = k_radius;
     def.deformable_pair_capacity = 16;
     def.log_fn = count_warnings;

@@ -1,0 +1,323 @@
+/// Deformable-deformable contact on the CUDA backend (issue 16) against the CPU backend, by
+/// physical outcomes (the two backends' float arithmetic differs, so trajectories are not
+/// compared bitwise), at the world's default 4 substeps x 10 iterations, 60 Hz, radius 5 mm
+/// (the scenes of tests/physics/test_physics_deform_contact.c):
+///
+/// - stack: a 0.3 m cloth (11 x 11) dropped from 4 cm onto a 0.4 m cloth (13 x 13) on a box, 1 s.
+///   On both backends the smallest signed distance of an upper vertex to the lower sheet over
+///   every step is >= 0 (no pass-through), the CUDA run found pairs (stats), and the upper
+///   sheet's final mean height is within one contact radius (5 mm) of the CPU's. Negative
+///   control: on CUDA with radius 0 the sheets meet (min < half the radius).
+/// - fold: one cloth folded onto itself (upper half 2 cm over the lower, self_collision 1) on a
+///   box, 1 s: min signed distance of the upper half to the lower >= 0 on CUDA; with
+///   self_collision 0 on CUDA it goes below 0 (control).
+/// - cubes: a soft 6 cm cube (5^3 vertices) on another on a frictionless floor; after 1 s, the
+///   floor's reaction averaged over 1/3 s carries both weights within 1% of the top cube's weight
+///   on CUDA (as the CPU test asks), and the cubes do not interpenetrate.
+/// - determinism: stack for 1/3 s twice on CUDA in deterministic mode: bitwise equal positions.
+///
+/// Every failure message names the backend, the quantity, both values and the bound. Skips (77)
+/// without a usable CUDA device. Run one part with its name as the argument (no argument: all;
+/// `--small`: a few steps of the CUDA scenes, for compute-sanitizer).
+#include "deform_contact.h"
+#include "dfm_test.h"
+#include "dfm_test_shapes.h"
+
+static const float k_radius = 0.005f;
+
+static const char* backend_name(int32_t backend) { return backend == DFM_BACKEND_CUDA ? "cuda" : "cpu"; }
+
+/// A world on `backend` (CUDA: deterministic when asked) with deformable contact of `radius`.
+static dfm_world* make_world(int32_t backend, int deterministic, float radius) {
+    dfm_world_def def = dfm_world_def_default();
+    def.backend = backend;
+    def.deterministic = deterministic;
+    def.deformable_contact_radius = radius;
+    return dfm_test_create(&def); /* exits 77 when the CUDA device is not usable */
+}
+
+static void step_world(dfm_world* w) { CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f)); }
+
+/// Signed distance of p to the sheet of triangles tris (n_tris, indices into x): to its closest
+/// point, positive on the side of that triangle's normal.
+static float signed_distance(dfm_v3 p, const float* x, const int32_t* tris, int32_t n_tris) {
+    float best = 3e38f, sign = 1.0f;
+    for (int32_t t = 0; t < n_tris; ++t) {
+        dfm_v3 a = dfm_v3_load(x + 3 * tris[3 * t]), b = dfm_v3_load(x + 3 * tris[3 * t + 1]),
+               c = dfm_v3_load(x + 3 * tris[3 * t + 2]);
+        float w[3];
+        dfm_dc_point_triangle(p, a, b, c, w);
+        dfm_v3 q = dfm_v3_add(dfm_v3_scale(a, w[0]), dfm_v3_add(dfm_v3_scale(b, w[1]), dfm_v3_scale(c, w[2])));
+        float d = dfm_v3_len(dfm_v3_sub(p, q));
+        if (d < best) {
+            best = d;
+            dfm_v3 n = dfm_v3_cross(dfm_v3_sub(b, a), dfm_v3_sub(c, a));
+            sign = dfm_v3_dot(n, dfm_v3_sub(p, q)) >= 0.0f ? 1.0f : -1.0f;
+        }
+    }
+    return sign * best;
+}
+
+static void add_table(dfm_world* w) {
+    dfm_shape_def bx = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
+    dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
+}
+
+/// Outcome of one stack run.
+typedef struct stack_result {
+    float min_sd;    ///< Smallest signed distance of an upper vertex to the lower sheet, m.
+    int min_step;    ///< Step it was seen at.
+    float zu, zl;    ///< Final mean heights of the upper and lower sheets, m.
+    int32_t pairs;   ///< Deformable pairs of the last advance.
+    int64_t dropped; ///< Candidates dropped over the run.
+    int32_t n;       ///< Particles in x.
+    float* x;        ///< Final positions of the world (malloc'ed; the caller frees).
+} stack_result;
+
+static stack_result run_stack(int32_t backend, int deterministic, float radius, int steps) {
+    stack_result r;
+    memset(&r, 0, sizeof(r));
+    dfm_world* w = make_world(backend, deterministic, radius);
+    add_table(w);
+    dfm_test_grid lo = dfm_test_make_grid(13, 13, 0.4f, 0.4f, -0.2f, -0.2f, 0.006f);
+    dfm_test_grid up = dfm_test_make_grid(11, 11, 0.3f, 0.3f, -0.15f, -0.15f, 0.046f);
+    dfm_cloth_def cd = dfm_cloth_def_default();
+    dfm_body_id lid = dfm_test_add_cloth(w, &lo, cd);
+    dfm_body_id uid = dfm_test_add_cloth(w, &up, cd);
+    const int32_t nl = lo.vertex_count, nu = up.vertex_count;
+    float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
+    float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
+    r.min_sd = 3e38f;
+    r.min_step = -1;
+    for (int s = 0; s < steps; ++s) {
+        step_world(w);
+        CHECK_OK(w, dfm_body_get_positions(w, lid, 0, nl, xl, 0));
+        CHECK_OK(w, dfm_body_get_positions(w, uid, 0, nu, xu, 0));
+        for (int32_t i = 0; i < nu; ++i) {
+            float sd = signed_distance(dfm_v3_load(xu + 3 * i), xl, lo.triangles, lo.triangle_count);
+            if (sd < r.min_sd) {
+                r.min_sd = sd;
+                r.min_step = s;
+            }
+        }
+    }
+    dfm_world_stats st = dfm_world_stats_init();
+    CHECK_OK(w, dfm_world_get_stats(w, &st));
+    for (int32_t i = 0; i < nl; ++i) r.zl += xl[3 * i + 2] / (float)nl;
+    for (int32_t i = 0; i < nu; ++i) r.zu += xu[3 * i + 2] / (float)nu;
+    r.pairs = st.deformable_pairs;
+    r.dropped = st.deformable_pairs_dropped_total;
+    r.n = nl + nu;
+    r.x = (float*)malloc(sizeof(float) * 3 * (size_t)r.n);
+    CHECK_OK(w, dfm_world_get_positions(w, 0, r.n, r.x, 0));
+    printf("stack %s%s radius %g m, %d steps: min signed distance %.5f m (step %d); final mean z lower %.4f, upper "
+           "%.4f m; %d pairs last advance, %lld dropped\n",
+           backend_name(backend), deterministic ? " (deterministic)" : "", (double)radius, steps, (double)r.min_sd,
+           r.min_step, (double)r.zl, (double)r.zu, r.pairs, (long long)r.dropped);
+    free(xl);
+    free(xu);
+    dfm_test_free_grid(&lo);
+    dfm_test_free_grid(&up);
+    dfm_world_destroy(w);
+    return r;
+}
+
+static void stack(void) {
+    stack_result cpu = run_stack(DFM_BACKEND_CPU, 0, k_radius, 60);
+    stack_result gpu = run_stack(DFM_BACKEND_CUDA, 0, k_radius, 60);
+    CHECK(cpu.min_sd >= 0.0f, "stack cpu: the upper cloth passed through (min signed distance %g m, bound >= 0)",
+          (double)cpu.min_sd);
+    CHECK(gpu.min_sd >= 0.0f,
+          "stack cuda: the upper cloth passed through (min signed distance %g m at step %d, bound >= 0; cpu %g m)",
+          (double)gpu.min_sd, gpu.min_step, (double)cpu.min_sd);
+    CHECK(gpu.pairs > 0, "stack cuda: no deformable pairs in the last advance (cpu: %d)", cpu.pairs);
+    CHECK(gpu.dropped == 0 && cpu.dropped == 0, "stack: candidates dropped (cpu %lld, cuda %lld; bound 0)",
+          (long long)cpu.dropped, (long long)gpu.dropped);
+    CHECK(fabsf(gpu.zu - cpu.zu) <= k_radius,
+          "stack: final mean height of the upper sheet cuda %.5f m vs cpu %.5f m (|diff| %.5f m, bound %.4f m)",
+          (double)gpu.zu, (double)cpu.zu, (double)fabsf(gpu.zu - cpu.zu), (double)k_radius);
+    stack_result off = run_stack(DFM_BACKEND_CUDA, 0, 0.0f, 60);
+    CHECK(off.min_sd < 0.5f * k_radius,
+          "stack cuda, radius 0 (control): the sheets should meet (min %g m, bound < %g m): the check cannot fail",
+          (double)off.min_sd, 0.5 * (double)k_radius);
+    free(cpu.x);
+    free(gpu.x);
+    free(off.x);
+}
+
+/// The fold scene of test_physics_deform_contact.c on `backend`; returns the smallest signed
+/// distance of the upper half (away from the fold row) to the lower half over `steps` steps.
+static float run_fold(int32_t backend, int self_collision, int steps) {
+    dfm_world* w = make_world(backend, 0, k_radius);
+    add_table(w);
+    const int32_t nu = 11, half = 8, nv = 2 * half;
+    const float width = 0.3f, len = 0.2f, z0 = 0.006f, gap = 0.02f;
+    int32_t n = nu * nv, nt = 2 * (nu - 1) * (nv - 1);
+    float* pos = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    int32_t* tri = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)nt);
+    for (int32_t j = 0; j < nv; ++j)
+        for (int32_t i = 0; i < nu; ++i) {
+            float* p = pos + 3 * (j * nu + i);
+            p[0] = -0.5f * width + width * (float)i / (float)(nu - 1);
+            int32_t r = j < half ? j : nv - 1 - j;
+            p[1] = -0.5f * len + len * (float)r / (float)(half - 1);
+            p[2] = j < half ? z0 : z0 + gap;
+        }
+    int32_t k = 0;
+    for (int32_t j = 0; j + 1 < nv; ++j)
+        for (int32_t i = 0; i + 1 < nu; ++i) {
+            int32_t a = j * nu + i, b = a + 1, c = a + nu, d = c + 1;
+            tri[3 * k] = a, tri[3 * k + 1] = b, tri[3 * k + 2] = d, ++k;
+            tri[3 * k] = a, tri[3 * k + 1] = d, tri[3 * k + 2] = c, ++k;
+        }
+    dfm_cloth_def cd = dfm_cloth_def_default();
+    cd.positions = pos;
+    cd.vertex_count = n;
+    cd.triangles = tri;
+    cd.triangle_count = nt;
+    cd.self_collision = self_collision;
+    dfm_body_id id;
+    CHECK_OK(w, dfm_world_add_cloth(w, &cd, &id));
+    const int32_t lower_tris = 2 * (nu - 1) * (half - 1);
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    float worst = 3e38f;
+    int worst_step = -1;
+    for (int s = 0; s < steps; ++s) {
+        step_world(w);
+        CHECK_OK(w, dfm_body_get_positions(w, id, 0, n, x, 0));
+        for (int32_t j = half + 1; j < nv; ++j)
+            for (int32_t i = 0; i < nu; ++i) {
+                float sd = signed_distance(dfm_v3_load(x + 3 * (j * nu + i)), x, tri, lower_tris);
+                if (sd < worst) {
+                    worst = sd;
+                    worst_step = s;
+                }
+            }
+    }
+    dfm_world_stats st = dfm_world_stats_init();
+    CHECK_OK(w, dfm_world_get_stats(w, &st));
+    printf("fold %s (self_collision %d): min signed distance of the upper half over the lower %.5f m (step %d); %d "
+           "pairs last advance\n",
+           backend_name(backend), self_collision, (double)worst, worst_step, st.deformable_pairs);
+    free(pos);
+    free(tri);
+    free(x);
+    dfm_world_destroy(w);
+    return worst;
+}
+
+static void fold(void) {
+    float cpu = run_fold(DFM_BACKEND_CPU, 1, 60), gpu = run_fold(DFM_BACKEND_CUDA, 1, 60);
+    CHECK(gpu >= 0.0f,
+          "fold cuda: the folded cloth passed through itself (min signed distance %g m, bound >= 0; "
+          "cpu %g m)",
+          (double)gpu, (double)cpu);
+    float off = run_fold(DFM_BACKEND_CUDA, 0, 60);
+    CHECK(off < 0.0f, "fold cuda, self_collision 0 (control): the halves should interpenetrate (min %g m, bound < 0)",
+          (double)off);
+}
+
+/// The cubes scene on `backend`: the floor reaction error as a fraction of the top cube's weight,
+/// and the smallest top-bottom gap (m).
+static void run_cubes(int32_t backend, int settle, int window, double* err_frac, double* min_gap_out) {
+    dfm_world* w = make_world(backend, 0, k_radius);
+    dfm_shape_id floor_id = dfm_test_add_frictionless_floor(w);
+    const float H = 0.06f;
+    float lo0[3] = {-0.03f, -0.03f, 0.0f}, hi0[3] = {0.03f, 0.03f, H};
+    float lo1[3] = {-0.03f, -0.03f, H + k_radius}, hi1[3] = {0.03f, 0.03f, 2 * H + k_radius};
+    dfm_test_tets b0 = dfm_test_make_tet_box(5, lo0, hi0), b1 = dfm_test_make_tet_box(5, lo1, hi1);
+    dfm_volume_def vd = dfm_volume_def_default();
+    dfm_body_id bot = dfm_test_add_volume(w, &b0, vd), top = dfm_test_add_volume(w, &b1, vd);
+    dfm_body_info ib = dfm_body_info_init(), it = dfm_body_info_init();
+    CHECK_OK(w, dfm_body_get_info(w, bot, &ib));
+    CHECK_OK(w, dfm_body_get_info(w, top, &it));
+    const double g = 9.81, Wt = it.total_mass * g, Wb = ib.total_mass * g;
+    double Rz = 0.0, min_gap = 1e30;
+    const int32_t n = b0.vertex_count;
+    float* xb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    float* xt = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    for (int s = 0; s < settle + window; ++s) {
+        step_world(w);
+        CHECK_OK(w, dfm_body_get_positions(w, bot, 0, n, xb, 0));
+        CHECK_OK(w, dfm_body_get_positions(w, top, 0, n, xt, 0));
+        float bz = -1e30f, tz = 1e30f;
+        for (int32_t i = 0; i < n; ++i) {
+            if (xb[3 * i + 2] > bz) bz = xb[3 * i + 2];
+            if (xt[3 * i + 2] < tz) tz = xt[3 * i + 2];
+        }
+        if (tz - bz < min_gap) min_gap = tz - bz;
+        if (s >= settle) {
+            float f[3];
+            CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
+            Rz -= f[2] / window;
+        }
+    }
+    *err_frac = fabs(Rz - (Wt + Wb)) / Wt;
+    *min_gap_out = min_gap;
+    printf("cubes %s: floor reaction %.5f N for weights %.5f + %.5f = %.5f N (error %.3f%% of the top's weight); "
+           "smallest gap top-bottom %.5f m\n",
+           backend_name(backend), Rz, Wt, Wb, Wt + Wb, 100.0 * *err_frac, min_gap);
+    free(xb);
+    free(xt);
+    dfm_test_free_tets(&b0);
+    dfm_test_free_tets(&b1);
+    dfm_world_destroy(w);
+}
+
+static void cubes(void) {
+    double ec = 0, gc = 0, eg = 0, gg = 0;
+    run_cubes(DFM_BACKEND_CPU, 60, 20, &ec, &gc);
+    run_cubes(DFM_BACKEND_CUDA, 60, 20, &eg, &gg);
+    CHECK(eg <= 0.01,
+          "cubes cuda: the floor's reaction is off the weights by %.3f%% of the top's weight (bound 1%%; "
+          "cpu %.3f%%)",
+          100.0 * eg, 100.0 * ec);
+    CHECK(gg > 0.0, "cubes cuda: the cubes interpenetrate (smallest gap %g m, bound > 0; cpu %g m)", gg, gc);
+}
+
+/// Two deterministic CUDA runs of `steps` steps of the stack scene: bitwise equal positions.
+static void determinism_steps(int steps) {
+    stack_result a = run_stack(DFM_BACKEND_CUDA, 1, k_radius, steps);
+    stack_result b = run_stack(DFM_BACKEND_CUDA, 1, k_radius, steps);
+    int32_t first = -1;
+    float worst = 0.0f;
+    for (int32_t k = 0; a.n == b.n && k < 3 * a.n; ++k) {
+        if (memcmp(a.x + k, b.x + k, sizeof(float)) != 0 && first < 0) first = k;
+        worst = fmaxf(worst, fabsf(a.x[k] - b.x[k]));
+    }
+    CHECK(a.n == b.n && first < 0,
+          "determinism cuda: two deterministic runs of %d steps differ (particles %d vs %d; first differing coordinate "
+          "%d of particle %d: %.9g vs %.9g; max |diff| %.3g m)",
+          steps, a.n, b.n, first, first / 3, first >= 0 ? (double)a.x[first] : 0.0,
+          first >= 0 ? (double)b.x[first] : 0.0, (double)worst);
+    printf("determinism cuda: two deterministic runs %s (max |diff| %.3g m)\n", first < 0 ? "bitwise equal" : "DIFFER",
+           (double)worst);
+    free(a.x);
+    free(b.x);
+}
+
+static void determinism(void) { determinism_steps(20); }
+
+/// For compute-sanitizer (tests/gpu/run-on-gpu.sh): every new kernel on a few steps (the stack
+/// twice in deterministic mode, compared bitwise; the cubes on a floor for the final forces and
+/// the reaction correction).
+static void small(void) {
+    determinism_steps(3);
+    double e = 0, g = 0;
+    run_cubes(DFM_BACKEND_CUDA, 2, 1, &e, &g);
+}
+
+int main(int argc, char** argv) {
+    if (dfm_device_count() < 1) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    const char* what = argc > 1 ? argv[1] : "";
+    const int all = what[0] == '\0';
+    if (all || !strcmp(what, "stack")) stack();
+    if (all || !strcmp(what, "fold")) fold();
+    if (all || !strcmp(what, "cubes")) cubes();
+    if (all || !strcmp(what, "determinism")) determinism();
+    if (!strcmp(what, "--small")) small();
+    return dfm_test_finish("test_gpu_deform_contact_parity");
+}
