@@ -62,6 +62,16 @@ struct dfm_cuda_backend {
     int32_t sweep_max_particles; ///< Largest body the sweep takes (DFM_CUDA_SWEEP_MAX, default 4096).
     int32_t* body_color_ranges;  ///< Device, 2 per body and color: first index into color_particles, count.
     int sweep_ok;                ///< Every body of the model fits (decided at upload).
+    /* The shared-memory sweep (DFM_CUDA_BODY_SWEEP=2; vbd_cuda_sweep_shared.cuh). */
+    int32_t sweep_shared_limit;  ///< The device's dynamic shared memory per block (opt-in), bytes.
+    int32_t sweep_shared_cap;    ///< Bytes a block may stage (DFM_CUDA_SWEEP_SHARED; default the limit).
+    int32_t sweep_block_set;     ///< DFM_CUDA_SWEEP_BLOCK was given (else the shared sweep sizes its block).
+    int32_t sweep_shared_block;  ///< Threads per block of the shared sweep.
+    int32_t sweep_staged_max;    ///< Largest body staged, particles (larger ones run on global memory).
+    uint8_t* sweep_color_serial; ///< Device, per color: 1 = the serial layout (the per-color path's choice).
+    int32_t* sweep_offsets_host; ///< Host copy of body_offsets (the contact features' check).
+    int sweep_shared_ok;         ///< The model qualifies (elements within bodies; decided at upload).
+    int sweep_features_ok;       ///< The contact features lie within bodies (decided at contact upload).
     int32_t sm_count;            ///< Multiprocessors of the device (read once at creation).
     int32_t tiled_max_count;     ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
     int32_t solve_block;         ///< Threads per block of the per-color solve kernels (both variants).
@@ -193,16 +203,23 @@ __device__ __forceinline__ void solve_contact_terms(const dfm_vbd_view& v, const
 /// per color: with the tiled solve the whole step took 0.061 ms per env step, with this one 0.042).
 /// Parallelism review: P1 applies-and-done (one launch per color); P2 applies-and-done (one
 /// thread per particle, no atomics); P3 applies-and-done; P4 applies-TODO (no color renumbering).
-__global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
-                                          const float* acc_H, const int32_t* __restrict__ particles, int32_t count) {
-    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= count) return;
-    int32_t i = particles[k];
+/// One particle of a serial solve, by one thread (nothing for a pinned or kinematic one): its
+/// contact terms, then dfm_vbd_solve_particle. Shared by the per-color serial kernel and the
+/// shared-memory sweep (vbd_cuda_sweep_shared.cuh), so both give bitwise the same particle.
+__device__ __forceinline__ void serial_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                                const float* acc_f, const float* acc_H, int32_t i) {
     if (v.mode[i] != 0) return;
     dfm_v3 f;
     dfm_m33 H;
     solve_contact_terms(v, c, mode, acc_f, acc_H, i, &f, &H);
     dfm_vbd_solve_particle(&v, i, f, H);
+}
+
+__global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
+                                          const float* acc_H, const int32_t* __restrict__ particles, int32_t count) {
+    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    serial_particle(v, c, mode, acc_f, acc_H, particles[k]);
 }
 
 /// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
@@ -324,6 +341,11 @@ static void free_model(dfm_cuda_backend* b) {
     b->body_offsets = NULL;
     b->body_color_ranges = NULL;
     b->sweep_ok = 0;
+    free(b->sweep_offsets_host);
+    b->sweep_offsets_host = NULL;
+    b->sweep_color_serial = NULL;
+    b->sweep_shared_ok = 0;
+    b->sweep_features_ok = 1;
     b->residual = b->body_extra = NULL;
     b->backup = NULL;
     b->bad_index = NULL;
@@ -370,6 +392,8 @@ static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes
         }                                                                              \
         (dst) = (type*)p_;                                                             \
     } while (0)
+
+#include "vbd_cuda_sweep_shared.cuh" /* the shared-memory sweep: kernel, upload and launch helpers */
 
 extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t err_size) {
     *out = NULL;
@@ -436,7 +460,7 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
         b->sweep_block = 512;
         b->sweep_max_particles = 4096;
         const char* names[3] = {"DFM_CUDA_BODY_SWEEP", "DFM_CUDA_SWEEP_BLOCK", "DFM_CUDA_SWEEP_MAX"};
-        const long lo[3] = {0, 32, 1}, hi[3] = {1, 1024, 1 << 20};
+        const long lo[3] = {0, 32, 1}, hi[3] = {2, 1024, 1 << 20};
         int32_t* dst[3] = {&b->body_sweep, &b->sweep_block, &b->sweep_max_particles};
         for (int k = 0; k < 3; ++k) {
             const char* e = getenv(names[k]);
@@ -450,6 +474,11 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
                 return DFM_ERROR_INVALID_VALUE;
             }
             *dst[k] = (int32_t)v;
+        }
+        int r = sweep_shared_knobs(b, device, err, err_size);
+        if (r) {
+            free(b);
+            return r;
         }
     }
     if (stream) {
@@ -602,6 +631,7 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
             }
         void* p = NULL;
         int ru = upload(b, &p, ranges, nr * sizeof(int32_t), err, err_size);
+        if (!ru) ru = sweep_shared_setup(b, desc, ranges, err, err_size);
         free(ranges);
         if (ru) {
             free_model(b);
@@ -641,6 +671,7 @@ extern "C" int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_c
                                                 size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
     free_graph(b); /* its kernel parameters point into the contact buffers */
+    sweep_shared_features(b, desc);
     return dfm_cuda_contacts_upload(&b->contacts, desc, b->view.particle_count, b->sm_count, b->stream, err, err_size);
 }
 
@@ -983,16 +1014,25 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         }
         TIMED(DFM_PHASE_OTHER, launch_predict(b, a.vbd, alpha, err, err_size));
         if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_offsets(b, a, contacts, err, err_size));
-        for (int32_t it = 0; it < d->iterations; ++it) {
+        /* Small bodies: the whole sweep in one launch, one block per body (the tiled per-particle
+         * solve, two particles per warp; not with the legacy scatter, whose accumulators are
+         * filled per color). Mode 2 (vbd_cuda_sweep_shared.cuh) stages each body in shared memory
+         * and runs the whole substep's iterations in one launch unless something runs between
+         * them (penalty update, body-level solve, host-body coupling: then one launch per
+         * iteration). Deformable contact, which reads other bodies' positions, must turn
+         * `staged` off. */
+        const int body_path = b->sweep_ok && mode != SOLVE_SCATTERED && !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
+        const int sweep = body_path && b->body_sweep == 1;
+        const int staged = body_path && b->body_sweep == 2 && b->sweep_shared_ok && b->sweep_features_ok;
+        const int between = (contacts && d->penalty_beta > 0.0f) || body_solve || coupled;
+        if (staged && !between)
+            TIMED(DFM_PHASE_SOLVE, launch_body_staged(b, a, mode, flags, d->iterations, err, err_size));
+        for (int32_t it = 0; it < d->iterations && !(staged && !between); ++it) {
             if (contacts && d->penalty_beta > 0.0f)
                 TIMED(DFM_PHASE_DUALS, dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size));
-            /* Small bodies: the whole sweep in one launch, one block per body (the tiled per-particle
-             * solve, two particles per warp; not with the legacy scatter, whose accumulators are
-             * filled per color). */
-            const int sweep = b->body_sweep && b->sweep_ok && mode != SOLVE_SCATTERED &&
-                              !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS);
+            if (staged) TIMED(DFM_PHASE_SOLVE, launch_body_staged(b, a, mode, flags, 1, err, err_size));
             if (sweep) TIMED(DFM_PHASE_SOLVE, launch_body_sweep(b, a, mode, flags, err, err_size));
-            for (int32_t col = 0; col < b->color_count && !sweep; ++col) {
+            for (int32_t col = 0; col < b->color_count && !sweep && !staged; ++col) {
                 int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
                 if (count == 0) continue;
                 if (mode == SOLVE_SCATTERED)
