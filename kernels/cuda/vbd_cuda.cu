@@ -68,6 +68,7 @@ struct dfm_cuda_backend {
     int32_t sweep_block_set;     ///< DFM_CUDA_SWEEP_BLOCK was given (else the shared sweep sizes its block).
     int32_t sweep_shared_block;  ///< Threads per block of the shared sweep.
     int32_t sweep_staged_max;    ///< Largest body staged, particles (larger ones run on global memory).
+    int32_t sweep_layout;        ///< DFM_SWEEP_MIXED, _SERIAL or _TILED: the colors' layouts.
     uint8_t* sweep_color_serial; ///< Device, per color: 1 = the serial layout (the per-color path's choice).
     int32_t* sweep_offsets_host; ///< Host copy of body_offsets (the contact features' check).
     int sweep_shared_ok;         ///< The model qualifies (elements within bodies; decided at upload).

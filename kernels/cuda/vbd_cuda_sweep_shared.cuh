@@ -29,6 +29,10 @@
 /// Shared memory per staged particle, bytes: x, x_prev, d and y, 3 floats each.
 #define DFM_SWEEP_PARTICLE_BYTES 48
 
+/// Layouts of the shared sweep's colors (a template parameter: a kernel compiled for one layout
+/// needs fewer registers than one that holds both: ptxas 103 and 100 against 118 for the cloth).
+enum { DFM_SWEEP_MIXED = 0, DFM_SWEEP_SERIAL = 1, DFM_SWEEP_TILED = 2 };
+
 /// Default largest block of the shared sweep (threads) when DFM_CUDA_SWEEP_BLOCK is not set: the
 /// block is sized to the widest color of a body (one pass per color), up to this.
 #define DFM_SWEEP_SHARED_BLOCK_MAX 512
@@ -36,8 +40,9 @@
 /// `iterations` sweeps over every color of body `body`, run by every thread of the block (each
 /// color ends in a __syncthreads(), reached by all threads: the loops around it are uniform per
 /// block). serial[col]: 1 = one thread per particle (serial_particle), 0 = two particles per warp
-/// (tiled_particle). v's state pointers are global memory or the block's staged copy.
-template <int TET_ONLY>
+/// (tiled_particle); LAYOUT other than DFM_SWEEP_MIXED: every color has that layout (serial is
+/// then not read). v's state pointers are global memory or the block's staged copy.
+template <int TET_ONLY, int LAYOUT>
 __device__ __forceinline__ void body_sweeps(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
                                             const float* acc_f, const float* acc_H,
                                             const int32_t* __restrict__ particles, const int32_t* __restrict__ ranges,
@@ -51,7 +56,7 @@ __device__ __forceinline__ void body_sweeps(const dfm_vbd_view& v, const dfm_con
     for (int32_t it = 0; it < iterations; ++it)
         for (int32_t col = 0; col < color_count; ++col) {
             const int32_t begin = r[2 * col], count = r[2 * col + 1];
-            if (serial[col]) {
+            if (LAYOUT == DFM_SWEEP_SERIAL || (LAYOUT == DFM_SWEEP_MIXED && serial[col])) {
                 for (int32_t k = tid; k < count; k += threads)
                     serial_particle(v, c, mode, acc_f, acc_H, particles[begin + k]);
             } else {
@@ -85,7 +90,7 @@ __device__ __forceinline__ void body_sweeps(const dfm_vbd_view& v, const dfm_con
 /// contact records join particles of different colors), with a barrier after each color; the
 /// write-back reads entries the sweep's last barrier published, or, with no color or iteration,
 /// only the entries the same thread staged.
-template <int TET_ONLY>
+template <int TET_ONLY, int LAYOUT>
 __global__ void solve_body_staged_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
                                          const float* acc_H, const int32_t* __restrict__ particles,
                                          const int32_t* __restrict__ ranges, const uint8_t* __restrict__ serial,
@@ -95,7 +100,8 @@ __global__ void solve_body_staged_kernel(dfm_vbd_view v, dfm_contact_view c, int
     const int32_t body = (int32_t)blockIdx.x;
     const int32_t first = body_offsets[body], n = body_offsets[body + 1] - first;
     if (n > staged_max) { /* uniform per block: the fallback on global memory */
-        body_sweeps<TET_ONLY>(v, c, mode, acc_f, acc_H, particles, ranges, serial, color_count, iterations, body);
+        body_sweeps<TET_ONLY, LAYOUT>(v, c, mode, acc_f, acc_H, particles, ranges, serial, color_count, iterations,
+                                      body);
         return;
     }
     const int32_t n3 = 3 * n;
@@ -120,7 +126,7 @@ __global__ void solve_body_staged_kernel(dfm_vbd_view v, dfm_contact_view c, int
     sv.x_prev = s_xp - shift;
     sv.d = s_d - shift;
     sv.y = s_y - shift;
-    body_sweeps<TET_ONLY>(sv, c, mode, acc_f, acc_H, particles, ranges, serial, color_count, iterations, body);
+    body_sweeps<TET_ONLY, LAYOUT>(sv, c, mode, acc_f, acc_H, particles, ranges, serial, color_count, iterations, body);
     for (int32_t q = (int32_t)threadIdx.x; q < n3; q += (int32_t)blockDim.x) {
         gx[q] = s_x[q];
         gd[q] = s_d[q];
@@ -179,13 +185,30 @@ static int sweep_shared_knobs(dfm_cuda_backend* b, int device, char* err, size_t
 }
 
 /// Sets the dynamic shared memory limit of one instantiation and returns its attributes.
-template <int TET_ONLY>
+template <int TET_ONLY, int LAYOUT>
 static int sweep_shared_kernel_setup(size_t smem, cudaFuncAttributes* fa, char* err, size_t err_size) {
-    DFM_CUDA_TRY(cudaFuncGetAttributes(fa, solve_body_staged_kernel<TET_ONLY>));
+    DFM_CUDA_TRY(cudaFuncGetAttributes(fa, solve_body_staged_kernel<TET_ONLY, LAYOUT>));
     if (smem > 48u * 1024u)
-        DFM_CUDA_TRY(cudaFuncSetAttribute(solve_body_staged_kernel<TET_ONLY>,
+        DFM_CUDA_TRY(cudaFuncSetAttribute(solve_body_staged_kernel<TET_ONLY, LAYOUT>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     return 0;
+}
+
+/// The two instantiations a layout launches (the serial layout has one: TET_ONLY changes only the
+/// tiled solve), set up for `smem` bytes; their attributes in fa[0..1] (the serial one twice).
+static int sweep_shared_kernels_setup(int layout, size_t smem, cudaFuncAttributes fa[2], char* err, size_t err_size) {
+    int r = 0;
+    if (layout == DFM_SWEEP_SERIAL) {
+        r = sweep_shared_kernel_setup<0, DFM_SWEEP_SERIAL>(smem, &fa[0], err, err_size);
+        fa[1] = fa[0];
+    } else if (layout == DFM_SWEEP_TILED) {
+        r = sweep_shared_kernel_setup<0, DFM_SWEEP_TILED>(smem, &fa[0], err, err_size);
+        if (!r) r = sweep_shared_kernel_setup<1, DFM_SWEEP_TILED>(smem, &fa[1], err, err_size);
+    } else {
+        r = sweep_shared_kernel_setup<0, DFM_SWEEP_MIXED>(smem, &fa[0], err, err_size);
+        if (!r) r = sweep_shared_kernel_setup<1, DFM_SWEEP_MIXED>(smem, &fa[1], err, err_size);
+    }
+    return r;
 }
 
 /// The shared sweep's per-model data, at upload (body_count > 0, b->sweep_ok, `ranges`: the host
@@ -213,8 +236,13 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
         return DFM_ERROR_OUT_OF_HOST_MEMORY;
     }
     memcpy(b->sweep_offsets_host, off, ((size_t)nb + 1u) * sizeof(int32_t));
-    for (int32_t col = 0; col < nc; ++col)
+    int32_t serial_colors = 0;
+    for (int32_t col = 0; col < nc; ++col) {
         serial[col] = desc->color_offsets[col + 1] - desc->color_offsets[col] > b->tiled_max_count;
+        serial_colors += serial[col];
+    }
+    const int layout = serial_colors == nc ? DFM_SWEEP_SERIAL
+                                           : (serial_colors == 0 ? DFM_SWEEP_TILED : DFM_SWEEP_MIXED);
     /* The block: one pass over the widest color of any body (a thread per particle, or 16 lanes). */
     int64_t need = 32;
     for (int32_t k = 0; k < nb; ++k)
@@ -235,8 +263,7 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
     }
     const size_t smem = (size_t)staged * DFM_SWEEP_PARTICLE_BYTES;
     cudaFuncAttributes fa[2];
-    int r = sweep_shared_kernel_setup<0>(smem, &fa[0], err, err_size);
-    if (!r) r = sweep_shared_kernel_setup<1>(smem, &fa[1], err, err_size);
+    int r = sweep_shared_kernels_setup(layout, smem, fa, err, err_size);
     if (r) {
         free(serial);
         return r;
@@ -266,6 +293,7 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
     b->sweep_color_serial = (uint8_t*)p;
     b->sweep_staged_max = staged;
     b->sweep_shared_block = block;
+    b->sweep_layout = layout;
     b->sweep_shared_ok = 1;
     return 0;
 }
@@ -281,20 +309,30 @@ static void sweep_shared_features(dfm_cuda_backend* b, const dfm_cuda_contacts_d
                            sweep_items_in_one_body(desc->feat_faces, desc->feat_face_count, 3, off, nb);
 }
 
+/// Launches one instantiation of the shared sweep.
+template <int TET_ONLY, int LAYOUT>
+static void launch_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, int32_t iterations) {
+    const dfm_cuda_contacts* c = &b->contacts;
+    const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
+    solve_body_staged_kernel<TET_ONLY, LAYOUT><<<(unsigned)b->body_count, b->sweep_shared_block, smem, b->stream>>>(
+        a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
+        b->body_offsets, b->color_count, iterations, b->sweep_staged_max);
+}
+
 /// The shared sweep over every body, `iterations` sweeps in one launch.
 static int launch_body_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags,
                               int32_t iterations, char* err, size_t err_size) {
-    dfm_cuda_contacts* c = &b->contacts;
-    const unsigned grid = (unsigned)b->body_count;
-    const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
-    if (b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL))
-        solve_body_staged_kernel<1><<<grid, b->sweep_shared_block, smem, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
-            b->body_offsets, b->color_count, iterations, b->sweep_staged_max);
+    const int tet = b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL);
+    if (b->sweep_layout == DFM_SWEEP_SERIAL)
+        launch_staged<0, DFM_SWEEP_SERIAL>(b, a, mode, iterations);
+    else if (b->sweep_layout == DFM_SWEEP_TILED && tet)
+        launch_staged<1, DFM_SWEEP_TILED>(b, a, mode, iterations);
+    else if (b->sweep_layout == DFM_SWEEP_TILED)
+        launch_staged<0, DFM_SWEEP_TILED>(b, a, mode, iterations);
+    else if (tet)
+        launch_staged<1, DFM_SWEEP_MIXED>(b, a, mode, iterations);
     else
-        solve_body_staged_kernel<0><<<grid, b->sweep_shared_block, smem, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
-            b->body_offsets, b->color_count, iterations, b->sweep_staged_max);
+        launch_staged<0, DFM_SWEEP_MIXED>(b, a, mode, iterations);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }
