@@ -60,6 +60,11 @@ elif [ -n "$san" ]; then
   step racecheck_contacts "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
   step memcheck_bvh "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
   step racecheck_bvh "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
+  # The per-body sweeps (DFM_CUDA_BODY_SWEEP=1 and 2: shared-memory staging, block barriers per color).
+  step memcheck_sweep "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
+  step racecheck_sweep "$san" --tool racecheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --small
+  step synccheck_sweep "$san" --tool synccheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
   # The body-level solve's kernels (DFM_FEATURE_BODY_TRANSLATION): free fall, and the pinch scene.
   DFM_TEST_BACKEND=cuda step memcheck_body "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
   DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags

@@ -11,11 +11,16 @@
 ///   staged bytes so that the larger of two cloths (or both) takes the global fallback.
 /// Scenes: a pinched cloth with contacts, a soft cube (the tet-only kernel), four environments
 /// (four bodies, four blocks), two cloths of different sizes. Deterministic mode throughout. The
-/// knobs are read at world creation; bad values are refused. Skips (77) without a usable CUDA device.
+/// knobs are read at world creation; bad values are refused. `--small`: 25 steps a run instead of 60
+/// (for compute-sanitizer; the pinch's pads touch the cloth from about step 10). Skips (77) without
+/// a usable CUDA device.
 #define _POSIX_C_SOURCE 200112L /* setenv, unsetenv */
 #include <stdlib.h>
 
 #include "gpu_contact_scenes.h"
+
+/// Steps of each run (--small: 25).
+static int32_t g_steps = 60;
 
 /// Every color tiled (DFM_CUDA_TILED_MAX above any color).
 #define ALL_TILED "2147483647"
@@ -46,7 +51,7 @@ static void same(const char* what, const char* how, const gcs_run_result* a, con
 
 /// Both sweeps against the per-color path on one scene; returns 1 when there is no device.
 static int pair(const char* what, gcs_setup_fn setup, gcs_drive_fn drive, int32_t envs, float beta) {
-    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, envs, 60, setup, drive, 0};
+    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, envs, g_steps, setup, drive, 0};
     gcs_run_result tiled = run_with("0", ALL_TILED, NULL, d, beta);
     if (tiled.skipped) return 1;
     gcs_run_result serial = run_with("0", ALL_SERIAL, NULL, d, beta);
@@ -76,7 +81,7 @@ static void two_sizes(dfm_world* w, gcs_scene* s) {
 /// neither; each in both layouts, bitwise the per-color path.
 static void fallback(void) {
     const float beta = 0.0f;
-    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, 1, 60, two_sizes, NULL, 0};
+    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, 1, g_steps, two_sizes, NULL, 0};
     const char* layouts[2] = {ALL_TILED, ALL_SERIAL};
     const char* caps[2] = {"4096", "0"};
     for (int l = 0; l < 2; ++l) {
@@ -105,7 +110,8 @@ static void bad_knob(const char* name, const char* value) {
     if (w) dfm_world_destroy(w);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "--small") == 0) g_steps = 25;
     if (pair("cloth pinch (contacts)", gcs_pinch, gcs_pinch_drive, 1, 0.0f)) return 77;
     pair("cloth pinch, penalty ramp (a launch per iteration)", gcs_pinch, gcs_pinch_drive, 1, 1e5f);
     pair("soft cube (tet-only kernel)", gcs_soft_cube, NULL, 1, 0.0f);
