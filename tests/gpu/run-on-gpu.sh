@@ -6,7 +6,8 @@
 # DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sweep` adds the solve's
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
 # CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
-# parity tests DFM_REPEAT_RUNS times and counts the passes). A later call on a
+# parity tests DFM_REPEAT_RUNS times and counts the passes; `bodysweep` benchmarks
+# DFM_CUDA_BODY_SWEEP=0, 1, 2 at DFM_BODY_SWEEP_ENVS, default 1 and 1024). A later call on a
 # warm machine can skip `build` (the build tree is kept between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -108,6 +109,15 @@ if has sweep; then
       thr=0; [ "$mode" = tiled ] && thr=2147483647
       DFM_CUDA_TILED_MAX=$thr step "sweep_${mode}_$envs" timeout 150 "$bench" --workload both --envs "$envs" \
         --backend cuda --windows 3 --quiet --json "$out/sweep_${mode}_$envs.json"
+    done
+  done
+fi
+if has bodysweep; then
+  bench=build-gpu/samples/dfm_bench
+  for envs in ${DFM_BODY_SWEEP_ENVS-1 1024}; do
+    for mode in 0 1 2; do
+      DFM_CUDA_BODY_SWEEP=$mode step "sweep_body${mode}_$envs" timeout 150 "$bench" --workload both --envs "$envs" \
+        --backend cuda --windows 3 --json "$out/sweep_body${mode}_$envs.json"
     done
   done
 fi
