@@ -252,6 +252,10 @@ __device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_
     fe.z = half_warp_sum(fe.z, mask);
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) He.m[a][b] = half_warp_sum(He.m[a][b], mask);
+    /* Every lane's element reads (particle i's own position among them) before lane 0 writes i: the
+     * shuffles order them only through their data; the shared-memory sweep's positions are in
+     * shared memory, where racecheck needs a warp barrier to see the order. No arithmetic changes. */
+    __syncwarp(mask);
     if (sub != 0) return;
     dfm_v3 fc, f;
     dfm_m33 Hc, H;
