@@ -8,7 +8,8 @@
 ///   per-color path with every color tiled and with every color serial (DFM_CUDA_TILED_MAX=0; the
 ///   sweep takes each color's layout from the per-color path); with the AVBD penalty ramp on
 ///   (one launch per iteration, staged per iteration); and with DFM_CUDA_SWEEP_SHARED capping the
-///   staged bytes so that the larger of two cloths (or both) takes the global fallback.
+///   staged bytes so that the larger of two cloths (or both) takes the global fallback; and with
+///   tiled thresholds that split the colors (mixed layouts).
 /// Scenes: a pinched cloth with contacts, a soft cube (the tet-only kernel), four environments
 /// (four bodies, four blocks), two cloths of different sizes. Deterministic mode throughout. The
 /// knobs are read at world creation; bad values are refused. `--small`: 25 steps a run instead of 60
@@ -98,6 +99,24 @@ static void fallback(void) {
     }
 }
 
+/// Mixed layouts (some colors serial, some tiled: the sweep's third kernel): the per-color path and
+/// the shared sweep at tiled thresholds between the colors' sizes (which thresholds split them
+/// depends on the coloring, so several are tried; each pair must agree whatever it splits).
+static void mixed(void) {
+    const float beta = 0.0f;
+    const char* thresholds[4] = {"16", "40", "64", "100"};
+    gcs_run_desc d = {DFM_BACKEND_CUDA, 0u, 1, 4, g_steps, gcs_environments, NULL, 0};
+    for (int k = 0; k < 4; ++k) {
+        char how[96];
+        snprintf(how, sizeof(how), "shared sweep vs per-color, DFM_CUDA_TILED_MAX=%s", thresholds[k]);
+        gcs_run_result ref = run_with("0", thresholds[k], NULL, d, beta);
+        gcs_run_result r = run_with("2", thresholds[k], NULL, d, beta);
+        same("four environments", how, &ref, &r);
+        free(ref.x);
+        free(r.x);
+    }
+}
+
 static void bad_knob(const char* name, const char* value) {
     setenv(name, value, 1);
     dfm_world_def def = dfm_world_def_default();
@@ -117,6 +136,7 @@ int main(int argc, char** argv) {
     pair("soft cube (tet-only kernel)", gcs_soft_cube, NULL, 1, 0.0f);
     pair("four environments (four blocks)", gcs_environments, NULL, 4, 0.0f);
     fallback();
+    mixed();
     bad_knob("DFM_CUDA_BODY_SWEEP", "3");
     bad_knob("DFM_CUDA_SWEEP_BLOCK", "100");
     bad_knob("DFM_CUDA_SWEEP_MAX", "0");
