@@ -10,6 +10,8 @@
 ///   12-byte strided per thread; a float4 or split-component layout would coalesce better).
 /// - solve_color_tiled_kernel: see its own review below (16 lanes per particle, two particles per
 ///   warp, tet-only variant).
+/// - solve_body_sweep_kernel (DFM_CUDA_BODY_SWEEP=1): its own review below;
+///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -198,12 +200,6 @@ __device__ __forceinline__ void solve_contact_terms(const dfm_vbd_view& v, const
     }
 }
 
-/// Serial solve of one color: one thread per particle walks all its elements (the layout for
-/// colors too large for the tiled kernel to help: with 16 lanes per particle they would need more
-/// threads than the GPU holds at once; measured on cloth-lift at 1024 environments, 96k particles
-/// per color: with the tiled solve the whole step took 0.061 ms per env step, with this one 0.042).
-/// Parallelism review: P1 applies-and-done (one launch per color); P2 applies-and-done (one
-/// thread per particle, no atomics); P3 applies-and-done; P4 applies-TODO (no color renumbering).
 /// One particle of a serial solve, by one thread (nothing for a pinned or kinematic one): its
 /// contact terms, then dfm_vbd_solve_particle. Shared by the per-color serial kernel and the
 /// shared-memory sweep (vbd_cuda_sweep_shared.cuh), so both give bitwise the same particle.
@@ -216,6 +212,12 @@ __device__ __forceinline__ void serial_particle(const dfm_vbd_view& v, const dfm
     dfm_vbd_solve_particle(&v, i, f, H);
 }
 
+/// Serial solve of one color: one thread per particle walks all its elements (the layout for
+/// colors too large for the tiled kernel to help: with 16 lanes per particle they would need more
+/// threads than the GPU holds at once; measured on cloth-lift at 1024 environments, 96k particles
+/// per color: with the tiled solve the whole step took 0.061 ms per env step, with this one 0.042).
+/// Parallelism review: P1 applies-and-done (one launch per color); P2 applies-and-done (one
+/// thread per particle, no atomics); P3 applies-and-done; P4 applies-TODO (no color renumbering).
 __global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
                                           const float* acc_H, const int32_t* __restrict__ particles, int32_t count) {
     int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
