@@ -12,6 +12,8 @@
 ///   warp, tet-only variant).
 /// - solve_dc_kernel (deformable-deformable contact, issue 16): see its own review below; its
 ///   detection and final-force passes are in deform_contact_cuda.cu.
+/// - solve_body_sweep_kernel (DFM_CUDA_BODY_SWEEP=1): its own review below;
+///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -65,6 +67,17 @@ struct dfm_cuda_backend {
     int32_t sweep_max_particles; ///< Largest body the sweep takes (DFM_CUDA_SWEEP_MAX, default 4096).
     int32_t* body_color_ranges;  ///< Device, 2 per body and color: first index into color_particles, count.
     int sweep_ok;                ///< Every body of the model fits (decided at upload).
+    /* The shared-memory sweep (DFM_CUDA_BODY_SWEEP=2; vbd_cuda_sweep_shared.cuh). */
+    int32_t sweep_shared_limit;  ///< The device's dynamic shared memory per block (opt-in), bytes.
+    int32_t sweep_shared_cap;    ///< Bytes a block may stage (DFM_CUDA_SWEEP_SHARED; default the limit).
+    int32_t sweep_block_set;     ///< DFM_CUDA_SWEEP_BLOCK was given (else the shared sweep sizes its block).
+    int32_t sweep_shared_block;  ///< Threads per block of the shared sweep.
+    int32_t sweep_staged_max;    ///< Largest body staged, particles (larger ones run on global memory).
+    int32_t sweep_layout;        ///< DFM_SWEEP_MIXED, _SERIAL or _TILED: the colors' layouts.
+    uint8_t* sweep_color_serial; ///< Device, per color: 1 = the serial layout (the per-color path's choice).
+    int32_t* sweep_offsets_host; ///< Host copy of body_offsets (the contact features' check).
+    int sweep_shared_ok;         ///< The model qualifies (elements within bodies; decided at upload).
+    int sweep_features_ok;       ///< The contact features lie within bodies (decided at contact upload).
     int32_t sm_count;            ///< Multiprocessors of the device (read once at creation).
     int32_t tiled_max_count;     ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
     int32_t solve_block;         ///< Threads per block of the per-color solve kernels (both variants).
@@ -192,6 +205,18 @@ __device__ __forceinline__ void solve_contact_terms(const dfm_vbd_view& v, const
     }
 }
 
+/// One particle of a serial solve, by one thread (nothing for a pinned or kinematic one): its
+/// contact terms, then dfm_vbd_solve_particle. Shared by the per-color serial kernel and the
+/// shared-memory sweep (vbd_cuda_sweep_shared.cuh), so both give bitwise the same particle.
+__device__ __forceinline__ void serial_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                                const float* acc_f, const float* acc_H, int32_t i) {
+    if (v.mode[i] != 0) return;
+    dfm_v3 f;
+    dfm_m33 H;
+    solve_contact_terms(v, c, mode, acc_f, acc_H, i, &f, &H);
+    dfm_vbd_solve_particle(&v, i, f, H);
+}
+
 /// Serial solve of one color: one thread per particle walks all its elements (the layout for
 /// colors too large for the tiled kernel to help: with 16 lanes per particle they would need more
 /// threads than the GPU holds at once; measured on cloth-lift at 1024 environments, 96k particles
@@ -202,12 +227,7 @@ __global__ void solve_color_serial_kernel(dfm_vbd_view v, dfm_contact_view c, in
                                           const float* acc_H, const int32_t* __restrict__ particles, int32_t count) {
     int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= count) return;
-    int32_t i = particles[k];
-    if (v.mode[i] != 0) return;
-    dfm_v3 f;
-    dfm_m33 H;
-    solve_contact_terms(v, c, mode, acc_f, acc_H, i, &f, &H);
-    dfm_vbd_solve_particle(&v, i, f, H);
+    serial_particle(v, c, mode, acc_f, acc_H, particles[k]);
 }
 
 /// Particle i of a sub-colour with deformable contact (vbd_cpu.c solve_one): a particle that is
@@ -292,6 +312,10 @@ __device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_
     fe.z = half_warp_sum(fe.z, mask);
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) He.m[a][b] = half_warp_sum(He.m[a][b], mask);
+    /* Every lane's element reads (particle i's own position among them) before lane 0 writes i: the
+     * shuffles order them only through their data; the shared-memory sweep's positions are in
+     * shared memory, where racecheck needs a warp barrier to see the order. No arithmetic changes. */
+    __syncwarp(mask);
     if (sub != 0) return;
     dfm_v3 fc, f;
     dfm_m33 Hc, H;
@@ -383,6 +407,11 @@ static void free_model(dfm_cuda_backend* b) {
     b->body_offsets = NULL;
     b->body_color_ranges = NULL;
     b->sweep_ok = 0;
+    free(b->sweep_offsets_host);
+    b->sweep_offsets_host = NULL;
+    b->sweep_color_serial = NULL;
+    b->sweep_shared_ok = 0;
+    b->sweep_features_ok = 1;
     b->residual = b->body_extra = NULL;
     b->backup = NULL;
     b->bad_index = NULL;
@@ -429,6 +458,8 @@ static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes
         }                                                                              \
         (dst) = (type*)p_;                                                             \
     } while (0)
+
+#include "vbd_cuda_sweep_shared.cuh" /* the shared-memory sweep: kernel, upload and launch helpers */
 
 extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t err_size) {
     *out = NULL;
@@ -496,7 +527,7 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
         b->sweep_block = 512;
         b->sweep_max_particles = 4096;
         const char* names[3] = {"DFM_CUDA_BODY_SWEEP", "DFM_CUDA_SWEEP_BLOCK", "DFM_CUDA_SWEEP_MAX"};
-        const long lo[3] = {0, 32, 1}, hi[3] = {1, 1024, 1 << 20};
+        const long lo[3] = {0, 32, 1}, hi[3] = {2, 1024, 1 << 20};
         int32_t* dst[3] = {&b->body_sweep, &b->sweep_block, &b->sweep_max_particles};
         for (int k = 0; k < 3; ++k) {
             const char* e = getenv(names[k]);
@@ -510,6 +541,11 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
                 return DFM_ERROR_INVALID_VALUE;
             }
             *dst[k] = (int32_t)v;
+        }
+        int r = sweep_shared_knobs(b, device, err, err_size);
+        if (r) {
+            free(b);
+            return r;
         }
     }
     if (stream) {
@@ -662,6 +698,7 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
             }
         void* p = NULL;
         int ru = upload(b, &p, ranges, nr * sizeof(int32_t), err, err_size);
+        if (!ru) ru = sweep_shared_setup(b, desc, ranges, err, err_size);
         free(ranges);
         if (ru) {
             free_model(b);
@@ -701,6 +738,7 @@ extern "C" int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_c
                                                 size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
     free_graph(b); /* its kernel parameters point into the contact buffers */
+    sweep_shared_features(b, desc);
     return dfm_cuda_contacts_upload(&b->contacts, desc, b->view.particle_count, b->sm_count, b->stream, err, err_size);
 }
 
@@ -1069,16 +1107,26 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             b->deform_dropped += deform->dropped;
         }
         if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_offsets(b, a, contacts, err, err_size));
-        for (int32_t it = 0; it < d->iterations; ++it) {
+        /* Small bodies: the whole sweep in one launch, one block per body (the tiled per-particle
+         * solve, two particles per warp; not with the legacy scatter, whose accumulators are
+         * filled per color). Mode 2 (vbd_cuda_sweep_shared.cuh) stages each body in shared memory
+         * and runs the whole substep's iterations in one launch unless something runs between
+         * them (penalty update, body-level solve, host-body coupling: then one launch per
+         * iteration). Deformable contact, which reads other bodies' positions and solves by
+         * sub-colour, takes the per-color path (no body sweep). */
+        const int body_path =
+            b->sweep_ok && mode != SOLVE_SCATTERED && !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) && !deform;
+        const int sweep = body_path && b->body_sweep == 1;
+        const int staged = body_path && b->body_sweep == 2 && b->sweep_shared_ok && b->sweep_features_ok;
+        const int between = (contacts && d->penalty_beta > 0.0f) || body_solve || coupled;
+        if (staged && !between)
+            TIMED(DFM_PHASE_SOLVE, launch_body_staged(b, a, mode, flags, d->iterations, err, err_size));
+        for (int32_t it = 0; it < d->iterations && !(staged && !between); ++it) {
             if (contacts && d->penalty_beta > 0.0f)
                 TIMED(DFM_PHASE_DUALS, dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size));
-            /* Small bodies: the whole sweep in one launch, one block per body (the tiled per-particle
-             * solve, two particles per warp; not with the legacy scatter, whose accumulators are
-             * filled per color). */
-            const int sweep = b->body_sweep && b->sweep_ok && mode != SOLVE_SCATTERED &&
-                              !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) && !deform;
+            if (staged) TIMED(DFM_PHASE_SOLVE, launch_body_staged(b, a, mode, flags, 1, err, err_size));
             if (sweep) TIMED(DFM_PHASE_SOLVE, launch_body_sweep(b, a, mode, flags, err, err_size));
-            for (int32_t col = 0; col < b->color_count && !sweep; ++col) {
+            for (int32_t col = 0; col < b->color_count && !sweep && !staged; ++col) {
                 int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
                 if (count == 0) continue;
                 if (mode == SOLVE_SCATTERED)

@@ -157,8 +157,8 @@ typedef struct gcs_run_result {
     dfm_contact_stats stats;
 } gcs_run_result;
 
-/// Runs a scene; exits on unexpected errors.
-static inline gcs_run_result gcs_run(gcs_run_desc d) {
+/// Runs a scene with world_def.contact_penalty_beta `penalty_beta`; exits on unexpected errors.
+static inline gcs_run_result gcs_run_beta(gcs_run_desc d, float penalty_beta) {
     gcs_run_result out;
     memset(&out, 0, sizeof(out));
     dfm_world_def def = dfm_world_def_default();
@@ -167,6 +167,7 @@ static inline gcs_run_result gcs_run(gcs_run_desc d) {
     def.deterministic = d.deterministic;
     def.environment_count = d.environment_count > 0 ? d.environment_count : 1;
     def.device_index = d.device_index;
+    def.contact_penalty_beta = penalty_beta;
     dfm_world* w = NULL;
     dfm_result r = dfm_world_create(DFM_ABI_VERSION, &def, &w);
     if (r != DFM_OK) {
@@ -197,6 +198,9 @@ static inline gcs_run_result gcs_run(gcs_run_desc d) {
     dfm_world_destroy(w);
     return out;
 }
+
+/// Runs a scene (the default penalty settings); exits on unexpected errors.
+static inline gcs_run_result gcs_run(gcs_run_desc d) { return gcs_run_beta(d, 0.0f); }
 
 /// Largest coordinate difference between two runs' positions (inf when counts differ).
 static inline double gcs_max_diff(const gcs_run_result* a, const gcs_run_result* b) {

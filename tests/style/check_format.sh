@@ -15,7 +15,7 @@ if [ "$version" != 14 ]; then
   echo "clang-format $version, not 14 (the version .clang-format was written for): skipped"
   exit 77
 fi
-files=$(git ls-files '*.c' '*.h' '*.cu' '*.cpp' '*.hpp' 2>/dev/null || true)
+files=$(git ls-files '*.c' '*.h' '*.cu' '*.cuh' '*.cpp' '*.hpp' 2>/dev/null || true)
 if [ -z "$files" ]; then
   echo "not a git checkout: skipped"
   exit 77
