@@ -4,7 +4,8 @@
 # print a compact table last. Logs go to $OUT (or build-gpu/out) when set.
 #   tests/gpu/run-on-gpu.sh [bench envs...]
 # DFM_GPU_PHASES picks phases (default: build tests sanitize bench mpi; `sanitize_slow` adds the
-# racecheck runs of the block-per-body kernels (~8 min); `sweep` adds the solve's
+# racecheck runs of the block-per-body kernels (~8 min); `fold` runs the cloth-fold benchmark at 1,
+# 64 and 1024 environments with and without self-collision; `sweep` adds the solve's
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
 # CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
 # parity tests DFM_REPEAT_RUNS times and counts the passes; `bodysweep` benchmarks
@@ -136,6 +137,19 @@ if has bodysweep; then
     done
   done
 fi
+if has fold; then
+  # cloth-fold (issue 16): deformable contact with and without self-collision, and the plain cloth
+  # (world radius 0), at DFM_FOLD_ENVS environments; the table at the end prints the ratios.
+  bench=build-gpu/samples/dfm_bench
+  for envs in ${DFM_FOLD_ENVS-1 64 1024}; do
+    for v in on:"" noself:--no-self-collision off:--no-deformable-contact; do
+      name=${v%%:*}; arg=${v#*:}
+      # shellcheck disable=SC2086
+      step "fold_${name}_$envs" timeout 150 "$bench" --workload cloth-fold --envs "$envs" --backend cuda --quiet \
+        $arg ${DFM_FOLD_ARGS:-} --json "$out/fold_${name}_$envs.json"
+    done
+  done
+fi
 if has grip; then
   g03=build-gpu/samples/03_gripper_lift
   IFS=';' read -r -a settings <<< "${DFM_GRIP_SETTINGS:-default|;squeeze_2mm|--squeeze 2;deterministic|--deterministic}"
@@ -189,6 +203,19 @@ grep -h "^|" "$out"/mpi_1_rank.log "$out"/mpi_2_ranks.log 2>/dev/null | awk '!/^
 if [ -f "$out/mpi_1_rank.json" ] && [ -f "$out/mpi_2_ranks.json" ]; then
   python3 -c 'import json,sys; a,b=(json.load(open(f))["runs"][0]["env_steps_per_s"] for f in sys.argv[1:]); print(f"MPI: 2 ranks / 1 rank env-steps/s = {b/a:.3f}")' \
     "$out/mpi_1_rank.json" "$out/mpi_2_ranks.json"
+fi
+if ls "$out"/fold_*.json >/dev/null 2>&1; then
+  python3 - "$out" <<'PY'
+import glob, json, os, sys
+ms = {}
+for f in glob.glob(os.path.join(sys.argv[1], "fold_*.json")):
+    _, name, envs = os.path.basename(f)[:-5].split("_")
+    ms[(int(envs), name)] = json.load(open(f))["runs"][0]["wall_ms_per_step"]
+print("| envs | cloth-fold ms/step (self-collision) | no self-collision | radius 0 | on / radius 0 |")
+for e in sorted({k[0] for k in ms}):
+    on, ns, off = (ms.get((e, n), float("nan")) for n in ("on", "noself", "off"))
+    print(f"| {e} | {on:.3f} | {ns:.3f} | {off:.3f} | {on / off:.2f}x |")
+PY
 fi
 if ls "$out"/sweep_*.json >/dev/null 2>&1; then
   python3 - "$out" <<'PY'
