@@ -12,12 +12,14 @@
 ///   P3 applies-and-done (the advance's total bound is computed once, on the host, not per
 ///   thread); P4 applies-TODO (lists are in pair order: the pairs of neighbouring particles are
 ///   not adjacent in memory, and positions are xyz per particle).
-/// - dc_body_scale_kernel (final forces, stage 1): P1 does not apply; P2 applies-and-done over
-///   bodies (one thread per body, serial over its particles in index order so that the per-body
-///   sums are in the CPU's order and deterministic); applies-TODO within a body (a block per body
-///   with a fixed-tree reduction, as body_translate_kernel does, would shorten a large body's
-///   serial chain; a soft cube of 10^3 particles is 1000 serial gathers per thread today);
-///   P3 applies-and-done (the scale is hoisted out of the per-pair pass: one per body); P4 n/a.
+/// - dc_particle_terms_kernel (final forces, stage 1a): P2 applies-and-done (one thread per
+///   particle: its momentum need, the costly part, and its raw pair force; session 11 moved them
+///   here from the per-body loop, where one thread evaluated a whole body's elements serially:
+///   149 ms of a 200 ms cloth-fold step at one environment on the H200); P1/P3/P4 n/a.
+/// - dc_body_scale_kernel (stage 1b): P2 applies-and-done over bodies (one thread per body sums
+///   its particles' terms serially in index order: the CPU's order, deterministic); applies-TODO
+///   within a body (a fixed-tree reduction would shorten the chain, but would change the order of
+///   the additions against the CPU); P3 applies-and-done (one scale per body); P4 n/a.
 /// - dc_final_force_kernel (stage 2): P2 applies-and-done (one thread per particle over its list,
 ///   no atomics); P1/P3 n/a; P4 applies-TODO as dc_guess_kernel.
 #include <cuda_runtime.h>
@@ -51,27 +53,41 @@ __global__ void dc_guess_kernel(dfm_dc_view c, dfm_vbd_view v, const uint8_t* su
     dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x_prev + 3 * (int64_t)i), b), v.x + 3 * (int64_t)i);
 }
 
-/// Final forces, stage 1 (dfm_cpu_dc_final_forces step 1): body b's raw deformable-contact force
-/// at the final iterate and its momentum need, and from them its scale (< 0: supported: a pinned
-/// or kinematic vertex, or a shape contact, keeps its raw forces).
-__global__ void dc_body_scale_kernel(dfm_dc_view c, dfm_vbd_view v, const uint8_t* surface, const int32_t* shape_head,
+/// Final forces, stage 1a: particle i's terms of its body's sums (dfm_cpu_dc_final_forces step
+/// 1), one thread per particle: its momentum need and raw deformable-contact force at the final
+/// iterate (6 floats in `terms`) and whether it supports its body (`support`: a pinned or
+/// kinematic vertex, or a shape contact). Each term is the value the serial loop computed.
+__global__ void dc_particle_terms_kernel(dfm_dc_view c, dfm_vbd_view v, const uint8_t* surface,
+                                         const int32_t* shape_head, float* terms, uint8_t* support) {
+    const int32_t i = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= v.particle_count) return;
+    if (v.mode[i] != 0) {
+        support[i] = 1;
+        return;
+    }
+    support[i] = shape_head && shape_head[i] >= 0;
+    dfm_v3_store(dfm_vbd_particle_need(&v, i), terms + 6 * (int64_t)i);
+    if (!surface[i]) return;
+    dfm_v3 f = dfm_v3_zero();
+    dfm_m33 H = dfm_m33_zero();
+    dfm_dc_gather(&c, v.x, v.d, v.h, i, &f, &H);
+    dfm_v3_store(f, terms + 6 * (int64_t)i + 3);
+}
+
+/// Final forces, stage 1b (dfm_cpu_dc_final_forces step 1): body b's raw deformable-contact force
+/// and momentum need, summed from stage 1a's terms in particle order (the CPU's order: bitwise its
+/// sums), and from them its scale (< 0: supported: it keeps its raw forces).
+__global__ void dc_body_scale_kernel(dfm_vbd_view v, const uint8_t* surface, const float* terms, const uint8_t* support,
                                      const int32_t* body_offsets, int32_t body_count, float* scale) {
     const int32_t b = (int32_t)(blockIdx.x * blockDim.x + threadIdx.x);
     if (b >= body_count) return;
     dfm_v3 fr = dfm_v3_zero(), nd = dfm_v3_zero();
     int supported = 0;
     for (int32_t i = body_offsets[b]; i < body_offsets[b + 1]; ++i) {
-        if (v.mode[i] != 0) {
-            supported = 1;
-            continue;
-        }
-        if (shape_head && shape_head[i] >= 0) supported = 1;
-        nd = dfm_v3_add(nd, dfm_vbd_particle_need(&v, i));
-        if (!surface[i]) continue;
-        dfm_v3 f = dfm_v3_zero();
-        dfm_m33 H = dfm_m33_zero();
-        dfm_dc_gather(&c, v.x, v.d, v.h, i, &f, &H);
-        fr = dfm_v3_add(fr, f);
+        supported |= support[i];
+        if (v.mode[i] != 0) continue;
+        nd = dfm_v3_add(nd, dfm_v3_load(terms + 6 * (int64_t)i));
+        if (surface[i]) fr = dfm_v3_add(fr, dfm_v3_load(terms + 6 * (int64_t)i + 3));
     }
     const float rr = dfm_v3_dot(fr, fr);
     scale[b] = supported || !(rr > 0.0f) ? -1.0f : dfm_fmaxf(dfm_v3_dot(nd, fr) / rr, 0.0f);
@@ -104,7 +120,8 @@ __global__ void dc_final_force_kernel(dfm_dc_view c, dfm_vbd_view v, const uint8
 void dfm_cuda_dc_free(dfm_cuda_dc* dc) {
     dfm_cuda_bvh_destroy(dc->tri_bvh);
     dfm_cuda_bvh_destroy(dc->edge_bvh);
-    void* bufs[] = {dc->pairs, dc->offsets, dc->items, dc->sub_particles, dc->surface, dc->final_force, dc->body_scale};
+    void* bufs[] = {dc->pairs,       dc->offsets,    dc->items,      dc->sub_particles, dc->surface,
+                    dc->final_force, dc->body_scale, dc->part_terms, dc->part_support};
     for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); ++k)
         if (bufs[k]) cudaFree(bufs[k]); /* teardown: nothing to report to */
     if (dc->host_x_prev) cudaFreeHost(dc->host_x_prev);
@@ -139,6 +156,8 @@ int dfm_cuda_dc_upload(dfm_cuda_dc* dc, const dfm_cpu_dc* s, int64_t generation,
     DC_A(surface, n);
     DC_A(final_force, 3u * n * sizeof(float));
     DC_A(body_scale, ((size_t)body_count + 1u) * sizeof(float));
+    DC_A(part_terms, 6u * n * sizeof(float));
+    DC_A(part_support, n);
 #undef DC_A
     if (!r) {
         cudaError_t e = cudaMallocHost((void**)&dc->host_x_prev, 3u * (n + 1u) * sizeof(float));
@@ -162,6 +181,7 @@ int dfm_cuda_dc_upload(dfm_cuda_dc* dc, const dfm_cpu_dc* s, int64_t generation,
         cudaError_t e = cudaMemcpyAsync(dc->surface, s->surface, n, cudaMemcpyHostToDevice, st);
         if (e == cudaSuccess) e = cudaMemsetAsync(dc->offsets, 0, (n + 1u) * sizeof(int32_t), st);
         if (e == cudaSuccess) e = cudaMemsetAsync(dc->final_force, 0, 3u * n * sizeof(float), st);
+        if (e == cudaSuccess) e = cudaMemsetAsync(dc->part_terms, 0, 6u * n * sizeof(float), st);
         if (e == cudaSuccess) e = cudaStreamSynchronize(st);
         if (e != cudaSuccess) {
             snprintf(err, err_size, "%s:%d: uploading the deformable contact state: %s", __FILE__, __LINE__,
@@ -250,8 +270,11 @@ int dfm_cuda_dc_final_forces(dfm_cuda_dc* dc, const dfm_vbd_view& v, const int32
                              const int32_t* body_offsets, const int32_t* particle_body, cudaStream_t st, char* err,
                              size_t err_size) {
     if (dc->body_count > 0) {
+        dc_particle_terms_kernel<<<blocks_for(v.particle_count), BLOCK, 0, st>>>(dc->view, v, dc->surface, shape_head,
+                                                                                 dc->part_terms, dc->part_support);
+        DFM_CUDA_TRY(cudaGetLastError());
         dc_body_scale_kernel<<<blocks_for(dc->body_count), BLOCK, 0, st>>>(
-            dc->view, v, dc->surface, shape_head, body_offsets, dc->body_count, dc->body_scale);
+            v, dc->surface, dc->part_terms, dc->part_support, body_offsets, dc->body_count, dc->body_scale);
         DFM_CUDA_TRY(cudaGetLastError());
     }
     dc_final_force_kernel<<<blocks_for(v.particle_count), BLOCK, 0, st>>>(dc->view, v, dc->surface, particle_body,

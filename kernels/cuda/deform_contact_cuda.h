@@ -41,6 +41,8 @@ struct dfm_cuda_dc {
     uint8_t* surface;       ///< Device, particle_count: 1 for a corner of some primitive.
     float* final_force;     ///< Device, 3 per particle: deformable-contact force at the final iterate.
     float* body_scale;      ///< Device, 1 per body: the final forces' scale (< 0: supported).
+    float* part_terms;      ///< Device, 6 per particle: momentum need (N) and raw pair force (N).
+    uint8_t* part_support;  ///< Device, 1 per particle: 1 when it supports its body (pinned, kinematic, shape contact).
     float* host_x_prev;     ///< Pinned host, 3 per particle: x_prev of the advance (detection input).
     float* host_y;          ///< Pinned host, 3 per particle: y of the advance (query radius).
     dfm_dc_view view;       ///< Device pointers: the gather's view of the current advance.
