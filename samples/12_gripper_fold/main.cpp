@@ -46,6 +46,11 @@
 /// Usage: 12_gripper_fold [--res N] [--mu MU] [--squeeze MM] [--lift-squeeze MM]
 ///        [--no-self-collision] [--every K] [--threads N] [--edge-tol M] [--trace] [--out DIR]
 /// --res: cloth rows along y (odd, default 13: 2 cm spacing; keep the spacing above r, docs/abi.md).
+/// Tuned scene: the script (overhangs, groove, ledge, lay_extra, the phases' times) was built for
+/// res 13, where every check passes. At res 11 only the no-attraction check fails (a pad's outer
+/// face touches the cloth at the end of the turn, -2.6 N); at res 15 the laid top layer slides off
+/// the bottom one after the release (its flap beyond the ledge drags it), the second pinch takes
+/// the bottom layer alone and the verdict fails (docs/DESIGN.md, sample 12).
 /// --squeeze: how far each pad presses past the cloth's contact surface, mm (negative: a gap);
 /// --lift-squeeze: the same for the second pinch only (default --squeeze).
 #include <dfm/dfm.h>
