@@ -6,6 +6,7 @@
 
 #include "dfm_scene_grid.h"
 #include "dfm_scene_gripper_table.h"
+#include "dfm_scene_layers.h"
 #include "dfm_scene_mesh.h"
 #include "dfm_scene_pads.h"
 #include "dfm_scene_shape.h"

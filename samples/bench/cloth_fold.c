@@ -19,41 +19,6 @@
 #define FOLD_Z0 0.006f  /* the lower half above the table top (z = 0), m */
 #define FOLD_GAP 0.02f  /* the upper half above the lower one, m */
 
-/// Distance from p to triangle abc's closest point, signed by the side of abc's normal (Ericson,
-/// Real-Time Collision Detection 5.1.5), in double.
-static double signed_distance_tri(const double p[3], const double a[3], const double b[3], const double c[3]) {
-    double ab[3], ac[3], ap[3], q[3];
-    for (int k = 0; k < 3; ++k) ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
-#define DOT(u, v) ((u)[0] * (v)[0] + (u)[1] * (v)[1] + (u)[2] * (v)[2])
-    double d1 = DOT(ab, ap), d2 = DOT(ac, ap), v = 0, w = 0;
-    double bp[3], cp[3];
-    for (int k = 0; k < 3; ++k) bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
-    double d3 = DOT(ab, bp), d4 = DOT(ac, bp), d5 = DOT(ab, cp), d6 = DOT(ac, cp);
-    double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-    if (d1 <= 0 && d2 <= 0)
-        v = 0, w = 0;
-    else if (d3 >= 0 && d4 <= d3)
-        v = 1, w = 0;
-    else if (d6 >= 0 && d5 <= d6)
-        v = 0, w = 1;
-    else if (vc <= 0 && d1 >= 0 && d3 <= 0)
-        v = d1 / (d1 - d3), w = 0;
-    else if (vb <= 0 && d2 >= 0 && d6 <= 0)
-        v = 0, w = d2 / (d2 - d6);
-    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0)
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6)), v = 1 - w;
-    else {
-        double den = 1.0 / (va + vb + vc);
-        v = vb * den, w = vc * den;
-    }
-    for (int k = 0; k < 3; ++k) q[k] = a[k] + v * ab[k] + w * ac[k];
-    double n[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]};
-    double pq[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
-    double d = sqrt(DOT(pq, pq));
-    return DOT(n, pq) >= 0 ? d : -d;
-#undef DOT
-}
-
 dfm_result bench_cloth_fold_add_env(bench_workload* w, int32_t e, float ox, int32_t self_collision) {
     const int32_t nu = w->res, half = w->res / 2, nv = 2 * half;
     const int32_t n = nu * nv, nt = 2 * (nu - 1) * (nv - 1);
@@ -116,14 +81,8 @@ dfm_result bench_cloth_fold_min_signed_distance(bench_workload* w, double* out) 
     for (int32_t j = half + 1; r == DFM_OK && j < nv; ++j)
         for (int32_t i = 0; i < nu; ++i) {
             const float* pf = x + 3 * (j * nu + i);
-            double p[3] = {pf[0], pf[1], pf[2]}, best = 1e30;
-            for (int32_t t = 0; t < w->fold_lower_triangles; ++t) {
-                const int32_t* tv = w->fold_triangles + 3 * t;
-                double a[3], b[3], c[3];
-                for (int q = 0; q < 3; ++q) a[q] = x[3 * tv[0] + q], b[q] = x[3 * tv[1] + q], c[q] = x[3 * tv[2] + q];
-                double sd = signed_distance_tri(p, a, b, c);
-                if (fabs(sd) < fabs(best)) best = sd;
-            }
+            double p[3] = {pf[0], pf[1], pf[2]};
+            double best = dfm_scene_signed_distance_sheet(p, x, w->fold_triangles, w->fold_lower_triangles);
             if (best < worst) worst = best;
         }
     free(x);
