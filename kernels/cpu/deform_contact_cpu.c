@@ -201,7 +201,8 @@ static int32_t body_root(dfm_cpu_dc_body* B, int32_t i) {
 }
 
 /// out = L u over the solved bodies (u and out: 3 per body), L the conductance-weighted Laplacian
-/// of the body graph with the unsolved bodies' potentials held at zero.
+/// of the body graph with the unsolved bodies' potentials held at zero, plus each body's shape
+/// contact magnitude sum S on its diagonal (its shapes: a neighbour at zero).
 static void laplacian(const dfm_cpu_dc* s, const dfm_cpu_dc_body* B, int32_t body_count, int32_t edge_count,
                       const double* u, double* out) {
     for (int32_t b = 0; b < 3 * body_count; ++b) out[b] = 0.0;
@@ -216,27 +217,41 @@ static void laplacian(const dfm_cpu_dc* s, const dfm_cpu_dc_body* B, int32_t bod
         }
     }
     for (int32_t b = 0; b < body_count; ++b)
-        if (!B[b].solved) out[3 * b] = out[3 * b + 1] = out[3 * b + 2] = 0.0;
+        for (int k = 0; k < 3; ++k) out[3 * b + k] = B[b].solved ? out[3 * b + k] + B[b].shape_sum * u[3 * b + k] : 0.0;
 }
 
-void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t* shape_head,
-                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count) {
+void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_contact_view* c,
+                             const float* node_friction, const int32_t* particle_body, const int32_t* body_offsets,
+                             int32_t body_count) {
     dfm_cpu_dc_body* B = s->body_work;
-    /* 1. per body: supported (a pinned or kinematic vertex, or a shape contact) and its momentum
-       need (the contact force its motion needs, summed over its dynamic particles) */
+    /* 1. per body: pinned (a pinned or kinematic vertex), its momentum need (the contact force its
+       motion needs, summed over its dynamic particles) and its shape contacts' force R and
+       magnitude sum S at the final iterate (dfm_contact_node_force; S over the shapes that take a
+       share, as dfm_contact_body_extra) */
+    const int friction = node_friction && c && !(c->flags & DFM_DISABLE_STATIC_FRICTION);
     for (int32_t b = 0; b < body_count; ++b) {
         memset(B + b, 0, sizeof(*B));
         B[b].root = b;
         for (int32_t i = body_offsets[b]; i < body_offsets[b + 1]; ++i) {
             if (v->mode[i] != 0) {
-                B[b].supported = 1;
+                B[b].pinned = 1;
                 continue;
             }
-            if (shape_head && shape_head[i] >= 0) B[b].supported = 1;
             const dfm_v3 nd = dfm_vbd_particle_need(v, i);
             B[b].need[0] += nd.x;
             B[b].need[1] += nd.y;
             B[b].need[2] += nd.z;
+            for (int32_t node = c ? c->head[i] : -1; node >= 0; node = c->next[node]) {
+                dfm_v3 fk;
+                dfm_m33 Hk;
+                dfm_contact_point_force(c, v->d, v->h, node / 3, &fk, &Hk);
+                dfm_v3 q = dfm_v3_scale(fk, c->rec.bary[node]);
+                if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
+                B[b].shape_force[0] += q.x;
+                B[b].shape_force[1] += q.y;
+                B[b].shape_force[2] += q.z;
+                if (!c->shapes[c->rec.shape[node / 3]].coupled) B[b].shape_sum += dfm_v3_len(q);
+            }
         }
     }
     /* 2. the body pairs that have pairs between them: sorted unique keys in the (now unused)
@@ -288,7 +303,8 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t
         dfm_v3_store(f, s->final_force + 3 * i);
     }
     /* 4. conductances and the components of the graph of touching body pairs; a component is
-       grounded when one of its bodies is supported, and its other bodies are solved */
+       grounded when one of its bodies is pinned or touches a shape (S > 0), and its unpinned
+       bodies are solved */
     for (int32_t e = 0; e < ne; ++e) {
         dfm_cpu_dc_edge* E = s->edge_work + e;
         E->c = 0.5 * (E->s_lo + E->s_hi);
@@ -297,24 +313,26 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t
         if (ra != rb) B[ra > rb ? ra : rb].root = ra < rb ? ra : rb;
     }
     for (int32_t b = 0; b < body_count; ++b)
-        if (B[b].supported) B[body_root(B, b)].grounded = 1;
+        if (B[b].pinned || B[b].shape_sum > 0.0) B[body_root(B, b)].grounded = 1;
     int32_t solved = 0;
     for (int32_t b = 0; b < body_count; ++b) {
-        B[b].solved = (uint8_t)(!B[b].supported && B[body_root(B, b)].grounded);
+        B[b].solved = (uint8_t)(!B[b].pinned && B[body_root(B, b)].grounded);
         solved += B[b].solved;
     }
     if (solved == 0) return; /* every pair keeps its raw force */
-    /* 5. L lambda = need - raw on the solved bodies (the supported ones held at lambda = 0): the
-       least change sum |delta_e|^2 / c_e of the body pairs' forces that balances every solved body.
-       Jacobi-preconditioned conjugate gradients per axis, in double: exact in at most `solved`
-       steps, a stack of n bodies in n - 1. */
+    /* 5. L lambda = need - raw - R on the solved bodies (the pinned ones held at lambda = 0), L
+       the Laplacian of the body graph with conductances c_e plus S on the diagonal (each body's
+       shapes are one more neighbour, held at 0): the least change sum |delta_e|^2 / c_e +
+       sum_b |S_b lambda_b|^2 / S_b of the body pairs' and the shape contacts' forces that balances
+       every solved body. Jacobi-preconditioned conjugate gradients per axis, in double: exact in
+       at most `solved` steps. */
     double* lam = s->solve_work;
     double* r = lam + 3 * body_count;
     double* z = r + 3 * body_count;
     double* q = z + 3 * body_count;
     double* Aq = q + 3 * body_count;
     double* dinv = Aq + 3 * body_count; /* 1 per body */
-    for (int32_t b = 0; b < body_count; ++b) dinv[b] = 0.0;
+    for (int32_t b = 0; b < body_count; ++b) dinv[b] = B[b].shape_sum;
     for (int32_t e = 0; e < ne; ++e) {
         const dfm_cpu_dc_edge* E = s->edge_work + e;
         if (!(E->c > 0.0)) continue;
@@ -325,7 +343,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t
         dinv[b] = B[b].solved && dinv[b] > 0.0 ? 1.0 / dinv[b] : 0.0;
         for (int k = 0; k < 3; ++k) {
             lam[3 * b + k] = 0.0;
-            r[3 * b + k] = B[b].solved ? B[b].need[k] - B[b].raw[k] : 0.0;
+            r[3 * b + k] = B[b].solved ? B[b].need[k] - B[b].raw[k] - B[b].shape_force[k] : 0.0;
             z[3 * b + k] = dinv[b] * r[3 * b + k];
             q[3 * b + k] = z[3 * b + k];
         }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "bvh_cpu.h"
+#include "contact_response.h"
 #include "deform_contact.h"
 #include "vbd_particle.h"
 
@@ -25,12 +26,14 @@ extern "C" {
 
 /// One body's figures in dfm_cpu_dc_final_forces (world frame).
 typedef struct dfm_cpu_dc_body {
-    double need[3];    ///< The contact force its motion needs, over its dynamic particles (N).
-    double raw[3];     ///< The raw force of its pairs with other bodies at the final iterate (N).
-    int32_t root;      ///< Union-find parent over the touching body pairs.
-    uint8_t supported; ///< 1: a pinned or kinematic vertex, or a shape contact (its supports take any gap).
-    uint8_t grounded;  ///< On a component root: 1 when a body of the component is supported.
-    uint8_t solved;    ///< 1: unsupported in a grounded component (its pairs are balanced to its need).
+    double need[3];        ///< The contact force its motion needs, over its dynamic particles (N).
+    double raw[3];         ///< The raw force of its pairs with other bodies at the final iterate (N).
+    double shape_force[3]; ///< R: its shape contacts' force at the final iterate (N).
+    double shape_sum;      ///< S: their force magnitudes summed, shapes that take a share only (N).
+    int32_t root;          ///< Union-find parent over the touching body pairs.
+    uint8_t pinned;        ///< 1: a pinned or kinematic vertex (its pins take any gap).
+    uint8_t grounded;      ///< On a component root: 1 when a body of it is pinned or has S > 0.
+    uint8_t solved;        ///< 1: unpinned in a grounded component (balanced to its need).
 } dfm_cpu_dc_body;
 
 /// One pair of bodies with deformable contact pairs between them (dfm_cpu_dc_final_forces).
@@ -94,26 +97,31 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
 
 /// After the sweeps, for the reactions (contacts_cpu.h deform_force): each dynamic surface
 /// particle's deformable-contact force at the final iterate into final_force (zero for the
-/// others), made momentum-consistent. Unconverged pair forces at the default counts are many
-/// times the weight they carry (measured at 4 x 10, k 1e3: 5x for a 6 cm cube on a cube, 15x and
-/// 10x at the two interfaces of three stacked cubes), and differently so at each interface. A body
-/// that touches no shape and has no pinned or kinematic vertex ("unsupported") gets all its
-/// contact force from other deformables, so its pairs must sum to its momentum need. The forces of
-/// each touching body pair e (lo, hi) are changed by delta_e on hi and -delta_e on lo, the least
-/// change sum |delta_e|^2 / c_e (c_e the pair's mean corner-force magnitude sum) that balances
-/// every unsupported body of a component with a supported one: delta_e = c_e (lambda_hi -
-/// lambda_lo), L lambda = need - raw over the unsupported bodies (L the c-weighted Laplacian of the
-/// body graph, the supported bodies held at 0), solved by conjugate gradients in double. On a stack
-/// (a tree) this is the only balance: each interface carries every weight above it. Each side's
+/// others), made momentum-consistent over the graph of bodies. Unconverged pair forces at the
+/// default counts are many times the weight they carry (measured at 4 x 10, k 1e3: 5x for a 6 cm
+/// cube on a cube, 15x and 10x at the two interfaces of three stacked cubes, 14x for a cloth on a
+/// cloth), and differently so at each interface. The reactions make each body's contact forces
+/// sum to its momentum need (contact_reaction.h), so the pair forces must too, or the unbalanced
+/// part lands on the shapes. The forces of each touching body pair e (lo, hi) change by delta_e
+/// on hi (-delta_e on lo) and each body's shape contacts by S_b lambda_b, the least change
+/// sum |delta_e|^2 / c_e + sum_b S_b |lambda_b|^2 that balances every body of a component with a
+/// pinned body or a shape contact: delta_e = c_e (lambda_hi - lambda_lo) and L lambda = need -
+/// raw - R, L the c-weighted Laplacian of the body graph plus S on its diagonal, pinned bodies
+/// held at lambda = 0 (c_e: the pair's mean corner-force magnitude sum; R, S: the body's shape
+/// contact force and magnitude sum, as dfm_contact_body_extra, whose extra then equals lambda).
+/// Conjugate gradients in double. On a stack (a tree) this is the only balance: each interface
+/// carries every weight above it; summed, the shapes carry the needs of all bodies. Each side's
 /// change is spread over its corners in proportion to their force magnitudes. Pairs inside one
-/// body, between two supported bodies, and in components without a supported body keep their raw
-/// forces. Serial, in a fixed order. shape_head is the shape contact lists' head per particle
-/// (NULL: none). The earlier version scaled every pair of an unsupported body by one factor along
-/// its sum (the first unsupported side's): exact for one body on a support, but the middle of
-/// three cubes then scaled its lower interface by its own net, and the ground read 83% of the
-/// weights (issue 16, sample 11).
-void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t* shape_head,
-                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count);
+/// body, between pinned bodies, and in components without a pin or a loaded shape keep their raw
+/// forces. Serial, in a fixed order. c: the shape contact view (NULL: none); node_friction: the
+/// Coulomb projection's node forces (NULL: none). The earlier version scaled every pair of an
+/// "unsupported" body (no pin, no shape record) by one factor along its sum: exact for one body
+/// on a support, but the middle of three cubes scaled its lower interface by its own net (the
+/// ground read 83% of the weights, issue 16 sample 11), and a cloth on a cloth with shape records
+/// in the margin but no force kept 14x its weight unbalanced (the box read 5.5x the weights).
+void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_contact_view* c,
+                             const float* node_friction, const int32_t* particle_body, const int32_t* body_offsets,
+                             int32_t body_count);
 
 #ifdef __cplusplus
 }
