@@ -217,7 +217,90 @@ static void laplacian(const dfm_cpu_dc* s, const dfm_cpu_dc_body* B, int32_t bod
         }
     }
     for (int32_t b = 0; b < body_count; ++b)
-        for (int k = 0; k < 3; ++k) out[3 * b + k] = B[b].solved ? out[3 * b + k] + B[b].shape_sum * u[3 * b + k] : 0.0;
+        for (int k = 0; k < 3; ++k)
+            out[3 * b + k] = B[b].solved ? out[3 * b + k] + (B[b].shape_on ? B[b].shape_sum : 0.0) * u[3 * b + k] : 0.0;
+}
+
+/// Conjugate gradients for L lambda = need - raw - R over the solved bodies (see
+/// dfm_cpu_dc_final_forces, step 5); lambda into s->solve_work (3 per body).
+static void solve_potentials(dfm_cpu_dc* s, const dfm_cpu_dc_body* B, int32_t body_count, int32_t ne, int32_t solved) {
+    double* lam = s->solve_work;
+    double* r = lam + 3 * body_count;
+    double* z = r + 3 * body_count;
+    double* q = z + 3 * body_count;
+    double* Aq = q + 3 * body_count;
+    double* dinv = Aq + 3 * body_count; /* 1 per body */
+    for (int32_t b = 0; b < body_count; ++b) dinv[b] = B[b].shape_on ? B[b].shape_sum : 0.0;
+    for (int32_t e = 0; e < ne; ++e) {
+        const dfm_cpu_dc_edge* E = s->edge_work + e;
+        if (!(E->c > 0.0)) continue;
+        dinv[E->lo] += E->c;
+        dinv[E->hi] += E->c;
+    }
+    for (int32_t b = 0; b < body_count; ++b) {
+        dinv[b] = B[b].solved && dinv[b] > 0.0 ? 1.0 / dinv[b] : 0.0;
+        for (int k = 0; k < 3; ++k) {
+            lam[3 * b + k] = 0.0;
+            r[3 * b + k] = B[b].solved ? B[b].need[k] - B[b].raw[k] - B[b].shape_force[k] : 0.0;
+            z[3 * b + k] = dinv[b] * r[3 * b + k];
+            q[3 * b + k] = z[3 * b + k];
+        }
+    }
+    double rz[3], rr0[3];
+    for (int k = 0; k < 3; ++k) {
+        rz[k] = rr0[k] = 0.0;
+        for (int32_t b = 0; b < body_count; ++b) {
+            rz[k] += r[3 * b + k] * z[3 * b + k];
+            rr0[k] += r[3 * b + k] * r[3 * b + k];
+        }
+    }
+    for (int32_t it = 0; it < solved + 8; ++it) {
+        laplacian(s, B, body_count, ne, q, Aq);
+        int active = 0;
+        for (int k = 0; k < 3; ++k) {
+            double qAq = 0.0, rr = 0.0, rz1 = 0.0;
+            for (int32_t b = 0; b < body_count; ++b) qAq += q[3 * b + k] * Aq[3 * b + k];
+            if (!(qAq > 0.0) || !(rz[k] > 0.0)) continue;
+            const double alpha = rz[k] / qAq;
+            for (int32_t b = 0; b < body_count; ++b) {
+                lam[3 * b + k] += alpha * q[3 * b + k];
+                r[3 * b + k] -= alpha * Aq[3 * b + k];
+                z[3 * b + k] = dinv[b] * r[3 * b + k];
+                rr += r[3 * b + k] * r[3 * b + k];
+                rz1 += r[3 * b + k] * z[3 * b + k];
+            }
+            if (rr <= 1e-24 * rr0[k]) {
+                rz[k] = 0.0;
+                continue;
+            }
+            for (int32_t b = 0; b < body_count; ++b) q[3 * b + k] = z[3 * b + k] + (rz1 / rz[k]) * q[3 * b + k];
+            rz[k] = rz1;
+            active = 1;
+        }
+        if (!active) break;
+    }
+}
+
+/// Whether a share lambda (3 floats, N per N) of the shape contacts on particles [first, end)
+/// would turn one of their nodes into a pull along its normal (dfm_contact_reaction_particle).
+static int shape_pull(const dfm_vbd_view* v, const dfm_contact_view* c, const float* node_friction, int32_t first,
+                      int32_t end, const double* lambda) {
+    const int friction = node_friction && !(c->flags & DFM_DISABLE_STATIC_FRICTION);
+    for (int32_t i = first; i < end; ++i) {
+        if (v->mode[i] != 0) continue;
+        for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
+            if (c->shapes[c->rec.shape[node / 3]].coupled) continue;
+            dfm_v3 fk;
+            dfm_m33 Hk;
+            dfm_contact_point_force(c, v->d, v->h, node / 3, &fk, &Hk);
+            dfm_v3 q = dfm_v3_scale(fk, c->rec.bary[node]);
+            if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
+            const dfm_v3 n = dfm_v3_load(c->rec.normal + 3 * (node / 3));
+            const double ln = lambda[0] * n.x + lambda[1] * n.y + lambda[2] * n.z;
+            if ((double)dfm_v3_dot(n, q) + ln * (double)dfm_v3_len(q) < 0.0) return 1;
+        }
+    }
+    return 0;
 }
 
 void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_contact_view* c,
@@ -312,74 +395,42 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
         const int32_t ra = body_root(B, E->lo), rb = body_root(B, E->hi);
         if (ra != rb) B[ra > rb ? ra : rb].root = ra < rb ? ra : rb;
     }
-    for (int32_t b = 0; b < body_count; ++b)
-        if (B[b].pinned || B[b].shape_sum > 0.0) B[body_root(B, b)].grounded = 1;
-    int32_t solved = 0;
     for (int32_t b = 0; b < body_count; ++b) {
-        B[b].solved = (uint8_t)(!B[b].pinned && B[body_root(B, b)].grounded);
-        solved += B[b].solved;
+        B[b].root = body_root(B, b);
+        B[b].shape_on = (uint8_t)(B[b].shape_sum > 0.0);
     }
-    if (solved == 0) return; /* every pair keeps its raw force */
     /* 5. L lambda = need - raw - R on the solved bodies (the pinned ones held at lambda = 0), L
        the Laplacian of the body graph with conductances c_e plus S on the diagonal (each body's
        shapes are one more neighbour, held at 0): the least change sum |delta_e|^2 / c_e +
        sum_b |S_b lambda_b|^2 / S_b of the body pairs' and the shape contacts' forces that balances
        every solved body. Jacobi-preconditioned conjugate gradients per axis, in double: exact in
-       at most `solved` steps. */
+       at most `solved` steps. Then a body whose shape share S_b lambda_b would turn one of its
+       shape contacts into a pull (dfm_contact_reaction_particle cuts those, and the sum would no
+       longer be the balance: a cloth on two cubes that also lies on the floor) drops its shapes
+       from L (they read their own forces, R) while its component keeps another support, and the
+       system is solved again (at most 4 rounds). */
     double* lam = s->solve_work;
-    double* r = lam + 3 * body_count;
-    double* z = r + 3 * body_count;
-    double* q = z + 3 * body_count;
-    double* Aq = q + 3 * body_count;
-    double* dinv = Aq + 3 * body_count; /* 1 per body */
-    for (int32_t b = 0; b < body_count; ++b) dinv[b] = B[b].shape_sum;
-    for (int32_t e = 0; e < ne; ++e) {
-        const dfm_cpu_dc_edge* E = s->edge_work + e;
-        if (!(E->c > 0.0)) continue;
-        dinv[E->lo] += E->c;
-        dinv[E->hi] += E->c;
-    }
-    for (int32_t b = 0; b < body_count; ++b) {
-        dinv[b] = B[b].solved && dinv[b] > 0.0 ? 1.0 / dinv[b] : 0.0;
-        for (int k = 0; k < 3; ++k) {
-            lam[3 * b + k] = 0.0;
-            r[3 * b + k] = B[b].solved ? B[b].need[k] - B[b].raw[k] - B[b].shape_force[k] : 0.0;
-            z[3 * b + k] = dinv[b] * r[3 * b + k];
-            q[3 * b + k] = z[3 * b + k];
-        }
-    }
-    double rz[3], rr0[3];
-    for (int k = 0; k < 3; ++k) {
-        rz[k] = rr0[k] = 0.0;
+    int32_t solved = 0;
+    for (int round = 0; round < 4; ++round) {
+        for (int32_t b = 0; b < body_count; ++b) B[b].grounded = 0;
+        for (int32_t b = 0; b < body_count; ++b)
+            if (B[b].pinned || B[b].shape_on) B[B[b].root].grounded++;
+        solved = 0;
         for (int32_t b = 0; b < body_count; ++b) {
-            rz[k] += r[3 * b + k] * z[3 * b + k];
-            rr0[k] += r[3 * b + k] * r[3 * b + k];
+            B[b].solved = (uint8_t)(!B[b].pinned && B[B[b].root].grounded > 0);
+            solved += B[b].solved;
         }
-    }
-    for (int32_t it = 0; it < solved + 8; ++it) {
-        laplacian(s, B, body_count, ne, q, Aq);
-        int active = 0;
-        for (int k = 0; k < 3; ++k) {
-            double qAq = 0.0, rr = 0.0, rz1 = 0.0;
-            for (int32_t b = 0; b < body_count; ++b) qAq += q[3 * b + k] * Aq[3 * b + k];
-            if (!(qAq > 0.0) || !(rz[k] > 0.0)) continue;
-            const double alpha = rz[k] / qAq;
-            for (int32_t b = 0; b < body_count; ++b) {
-                lam[3 * b + k] += alpha * q[3 * b + k];
-                r[3 * b + k] -= alpha * Aq[3 * b + k];
-                z[3 * b + k] = dinv[b] * r[3 * b + k];
-                rr += r[3 * b + k] * r[3 * b + k];
-                rz1 += r[3 * b + k] * z[3 * b + k];
-            }
-            if (rr <= 1e-24 * rr0[k]) {
-                rz[k] = 0.0;
-                continue;
-            }
-            for (int32_t b = 0; b < body_count; ++b) q[3 * b + k] = z[3 * b + k] + (rz1 / rz[k]) * q[3 * b + k];
-            rz[k] = rz1;
-            active = 1;
+        if (solved == 0) return; /* every pair keeps its raw force */
+        solve_potentials(s, B, body_count, ne, solved);
+        int dropped = 0;
+        for (int32_t b = 0; b < body_count; ++b) {
+            if (!B[b].solved || !B[b].shape_on || B[B[b].root].grounded < 2) continue;
+            if (!shape_pull(v, c, node_friction, body_offsets[b], body_offsets[b + 1], lam + 3 * b)) continue;
+            B[b].shape_on = 0;
+            B[B[b].root].grounded--;
+            dropped = 1;
         }
-        if (!active) break;
+        if (!dropped) break;
     }
     /* 6. each body pair's change delta_e = c_e (lambda_hi - lambda_lo) (on hi; -delta_e on lo),
        spread over each side's corners in proportion to their force magnitudes */

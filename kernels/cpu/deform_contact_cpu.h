@@ -32,7 +32,8 @@ typedef struct dfm_cpu_dc_body {
     double shape_sum;      ///< S: their force magnitudes summed, shapes that take a share only (N).
     int32_t root;          ///< Union-find parent over the touching body pairs.
     uint8_t pinned;        ///< 1: a pinned or kinematic vertex (its pins take any gap).
-    uint8_t grounded;      ///< On a component root: 1 when a body of it is pinned or has S > 0.
+    int32_t grounded;      ///< On a component root: its bodies that are pinned or have shapes in L.
+    uint8_t shape_on;      ///< 1: its shapes are in L (S > 0 and no share of them would pull).
     uint8_t solved;        ///< 1: unpinned in a grounded component (balanced to its need).
 } dfm_cpu_dc_body;
 
