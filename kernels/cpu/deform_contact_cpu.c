@@ -422,6 +422,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
         }
         if (solved == 0) return; /* every pair keeps its raw force */
         solve_potentials(s, B, body_count, ne, solved);
+        if (round == 3) break; /* the last solve stands */
         int dropped = 0;
         for (int32_t b = 0; b < body_count; ++b) {
             if (!B[b].solved || !B[b].shape_on || B[B[b].root].grounded < 2) continue;

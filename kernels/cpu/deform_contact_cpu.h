@@ -112,7 +112,11 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
 /// contact force and magnitude sum, as dfm_contact_body_extra, whose extra then equals lambda).
 /// Conjugate gradients in double. On a stack (a tree) this is the only balance: each interface
 /// carries every weight above it; summed, the shapes carry the needs of all bodies. Each side's
-/// change is spread over its corners in proportion to their force magnitudes. Pairs inside one
+/// change is spread over its corners in proportion to their force magnitudes. A body whose share
+/// S_b lambda_b would turn one of its shape contacts into a pull (the reactions cut those, and the
+/// shapes' sum would exceed the needs: a cloth across two cubes with its ends on the floor read
+/// 13% of its weight too much) drops its shapes from L while its component keeps another support,
+/// and the system is solved again (at most 4 rounds). Pairs inside one
 /// body, between pinned bodies, and in components without a pin or a loaded shape keep their raw
 /// forces. Serial, in a fixed order. c: the shape contact view (NULL: none); node_friction: the
 /// Coulomb projection's node forces (NULL: none). The earlier version scaled every pair of an
