@@ -25,7 +25,9 @@ void dfm_deform_contacts_free(dfm_deform_contacts* c) {
     free(c->cpu.sub_particles);
     free(c->cpu.sub_offsets);
     free(c->cpu.final_force);
-    free(c->cpu.body_scratch);
+    free(c->cpu.body_work);
+    free(c->cpu.edge_work);
+    free(c->cpu.solve_work);
     int64_t total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = total;
@@ -47,6 +49,8 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
         if (cap < 1024) cap = 1024;
         if (cap > DFM_MAX_CONTACT_CAPACITY) cap = DFM_MAX_CONTACT_CAPACITY;
     }
+    const int64_t bodies = m->body_count, body_pairs = bodies * (bodies - 1) / 2;
+    const int64_t edge_cap = body_pairs < cap ? body_pairs : cap;
     char err[256];
     int ok = DC_ALLOC(c->points, np) && DC_ALLOC(c->edges, ne) && DC_ALLOC(c->tris, nt) &&
              DC_ALLOC(c->filter, m->body_count) && DC_ALLOC(c->surface, m->particle_count) &&
@@ -54,7 +58,8 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
              DC_ALLOC(c->cpu.offsets, m->particle_count + 1) && DC_ALLOC(c->cpu.sub_of, m->particle_count) &&
              DC_ALLOC(c->cpu.sub_particles, m->particle_count) &&
              DC_ALLOC(c->cpu.sub_offsets, (int64_t)m->color_count * DFM_DC_SUBCOLOR_SLOTS + 1) &&
-             DC_ALLOC(c->cpu.final_force, 3 * m->particle_count) && DC_ALLOC(c->cpu.body_scratch, 7 * m->body_count);
+             DC_ALLOC(c->cpu.final_force, 3 * m->particle_count) && DC_ALLOC(c->cpu.body_work, bodies) &&
+             DC_ALLOC(c->cpu.edge_work, edge_cap) && DC_ALLOC(c->cpu.solve_work, 16 * bodies);
     ok = ok && dfm_cpu_bvh_init(&c->tri_tree, nt > 0 ? nt : 1, err, sizeof(err)) == 0 &&
          dfm_cpu_bvh_init(&c->edge_tree, ne > 0 ? ne : 1, err, sizeof(err)) == 0;
     if (!ok) {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "bvh_cpu.h"
+#include "contact_response.h"
 #include "deform_contact.h"
 #include "vbd_particle.h"
 
@@ -22,6 +23,27 @@ extern "C" {
 #define DFM_DC_SUBCOLORS 64
 /// Ranges per colour in dfm_cpu_dc.sub_offsets.
 #define DFM_DC_SUBCOLOR_SLOTS (DFM_DC_SUBCOLORS + 1)
+
+/// One body's figures in dfm_cpu_dc_final_forces (world frame).
+typedef struct dfm_cpu_dc_body {
+    double need[3];        ///< The contact force its motion needs, over its dynamic particles (N).
+    double raw[3];         ///< The raw force of its pairs with other bodies at the final iterate (N).
+    double shape_force[3]; ///< R: its shape contacts' force at the final iterate (N).
+    double shape_sum;      ///< S: their force magnitudes summed, shapes that take a share only (N).
+    int32_t root;          ///< Union-find parent over the touching body pairs.
+    uint8_t pinned;        ///< 1: a pinned or kinematic vertex (its pins take any gap).
+    int32_t grounded;      ///< On a component root: its bodies that are pinned or have shapes in L.
+    uint8_t shape_on;      ///< 1: its shapes are in L (S > 0 and no share of them would pull).
+    uint8_t solved;        ///< 1: unpinned in a grounded component (balanced to its need).
+} dfm_cpu_dc_body;
+
+/// One pair of bodies with deformable contact pairs between them (dfm_cpu_dc_final_forces).
+typedef struct dfm_cpu_dc_edge {
+    int32_t lo, hi;    ///< The two bodies, lo < hi.
+    double s_lo, s_hi; ///< Sums of the raw corner-force magnitudes on each side's dynamic particles (N).
+    double c;          ///< Conductance (s_lo + s_hi) / 2 (N per unit potential); 0: not touching.
+    double delta[3];   ///< Change of the force on hi (N, world frame; -delta on lo).
+} dfm_cpu_dc_edge;
 
 /// Deformable contact work of one world (buffers owned by plugin/deform_contacts.c, sized at
 /// prepare time) and the figures of the last advance.
@@ -40,15 +62,17 @@ typedef struct dfm_cpu_dc {
     dfm_cpu_bvh* edge_tree;        ///< Capacity edge_count.
     dfm_bvh_pair* cand;            ///< Scratch: candidate_capacity broad-phase pairs.
     int64_t candidate_capacity;
-    dfm_dc_pair* pairs;     ///< Scratch: candidate_capacity narrow-phase pairs.
-    int32_t* offsets;       ///< Scratch: particle_count + 1 (CSR of each particle's items).
-    int32_t* items;         ///< Scratch: 4 * candidate_capacity.
-    uint8_t* sub_of;        ///< Scratch, 1 per particle: its sub-colour within its colour (0..DFM_DC_SUBCOLORS).
-    int32_t* sub_particles; ///< Scratch, 1 per particle: each colour's particles grouped by sub-colour.
-    int32_t* sub_offsets;   ///< Scratch, color_count * DFM_DC_SUBCOLOR_SLOTS + 1: ranges of sub_particles.
-    float* final_force;     ///< Scratch, 3 per particle: each one's deformable-contact force at the final iterate.
-    float* body_scratch;    ///< Scratch, 7 per body (dfm_cpu_dc_final_forces).
-    float radius, ke, mu;   ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    dfm_dc_pair* pairs;         ///< Scratch: candidate_capacity narrow-phase pairs.
+    int32_t* offsets;           ///< Scratch: particle_count + 1 (CSR of each particle's items).
+    int32_t* items;             ///< Scratch: 4 * candidate_capacity.
+    uint8_t* sub_of;            ///< Scratch, 1 per particle: its sub-colour within its colour (0..DFM_DC_SUBCOLORS).
+    int32_t* sub_particles;     ///< Scratch, 1 per particle: each colour's particles grouped by sub-colour.
+    int32_t* sub_offsets;       ///< Scratch, color_count * DFM_DC_SUBCOLOR_SLOTS + 1: ranges of sub_particles.
+    float* final_force;         ///< Scratch, 3 per particle: each one's deformable-contact force at the final iterate.
+    dfm_cpu_dc_body* body_work; ///< Scratch, 1 per body (dfm_cpu_dc_final_forces).
+    dfm_cpu_dc_edge* edge_work; ///< Scratch, min(candidate_capacity, bodies choose 2) + 1 body pairs.
+    double* solve_work;         ///< Scratch, 16 per body: the potentials' conjugate-gradient vectors.
+    float radius, ke, mu;       ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* outputs of the last advance */
     int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
     int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).
@@ -92,15 +116,35 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
 
 /// After the sweeps, for the reactions (contacts_cpu.h deform_force): each dynamic surface
 /// particle's deformable-contact force at the final iterate into final_force (zero for the
-/// others), made momentum-consistent: a body that touches no shape and has no pinned or kinematic
-/// vertex ("unsupported", e.g. a cube resting on a cube) has all its contact force from other
-/// deformables, so its pairs are scaled (one factor per body, along their sum) until that sum is
-/// its momentum balance, on both sides of each pair. Unconverged pair forces at the default counts
-/// are many times the weight they carry (measured 5x for a 6 cm cube on a cube at 4 x 10, k 1e3);
-/// scaled, the support under the stack reads its momentum balance. shape_head is the shape
-/// contact lists' head per particle (NULL: none).
-void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t* shape_head,
-                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count);
+/// others), made momentum-consistent over the graph of bodies. Unconverged pair forces at the
+/// default counts are many times the weight they carry (measured at 4 x 10, k 1e3: 5x for a 6 cm
+/// cube on a cube, 15x and 10x at the two interfaces of three stacked cubes, 14x for a cloth on a
+/// cloth), and differently so at each interface. The reactions make each body's contact forces
+/// sum to its momentum need (contact_reaction.h), so the pair forces must too, or the unbalanced
+/// part lands on the shapes. The forces of each touching body pair e (lo, hi) change by delta_e
+/// on hi (-delta_e on lo) and each body's shape contacts by S_b lambda_b, the least change
+/// sum |delta_e|^2 / c_e + sum_b S_b |lambda_b|^2 that balances every body of a component with a
+/// pinned body or a shape contact: delta_e = c_e (lambda_hi - lambda_lo) and L lambda = need -
+/// raw - R, L the c-weighted Laplacian of the body graph plus S on its diagonal, pinned bodies
+/// held at lambda = 0 (c_e: the pair's mean corner-force magnitude sum; R, S: the body's shape
+/// contact force and magnitude sum, as dfm_contact_body_extra, whose extra then equals lambda).
+/// Conjugate gradients in double. On a stack (a tree) this is the only balance: each interface
+/// carries every weight above it; summed, the shapes carry the needs of all bodies. Each side's
+/// change is spread over its corners in proportion to their force magnitudes. A body whose share
+/// S_b lambda_b would turn one of its shape contacts into a pull (the reactions cut those, and the
+/// shapes' sum would exceed the needs: a cloth across two cubes with its ends on the floor read
+/// 13% of its weight too much) drops its shapes from L while its component keeps another support,
+/// and the system is solved again (at most 4 rounds). Pairs inside one
+/// body, between pinned bodies, and in components without a pin or a loaded shape keep their raw
+/// forces. Serial, in a fixed order. c: the shape contact view (NULL: none); node_friction: the
+/// Coulomb projection's node forces (NULL: none). The earlier version scaled every pair of an
+/// "unsupported" body (no pin, no shape record) by one factor along its sum: exact for one body
+/// on a support, but the middle of three cubes scaled its lower interface by its own net (the
+/// ground read 83% of the weights, issue 16 sample 11), and a cloth on a cloth with shape records
+/// in the margin but no force kept 14x its weight unbalanced (the box read 5.5x the weights).
+void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_contact_view* c,
+                             const float* node_friction, const int32_t* particle_body, const int32_t* body_offsets,
+                             int32_t body_count);
 
 #ifdef __cplusplus
 }
