@@ -607,46 +607,79 @@ static inline const group* layout_groups(const void* layout) {
     return (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
 }
 
-void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
-                          int32_t g1) {
+/// Fewest lanes of a group in the sub-colour for the lane kernels to run it (vbd_simd.h); with
+/// fewer, its particles take the scalar solve (the same bits, and cheaper: a lane group costs
+/// about two scalar particle solves, measured, docs/perf.md issue 16).
+#define DC_LANES_MIN 2
+
+/// Solves lane groups [g0, g1): every dynamic lane particle, or with deformable contact (dc not
+/// NULL) those of sub-colour `sub` (the others are inactive lanes: nothing of theirs is written).
+static inline __attribute__((always_inline)) void solve_groups(const void* layout, const dfm_vbd_view* view,
+                                                               const struct dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
+                                                               int sub, int32_t g0, int32_t g1) {
     const char* base = (const char*)layout;
     const group* groups = layout_groups(layout);
     for (int32_t g = g0; g < g1; ++g) {
         const group* gr = &groups[g];
-        /* Per lane, the scalar start: contact force/Hessian, inertia and drag (dfm_vbd_particle_base). */
-        float fl[3][W], Hl[9][W];
-        int any = 0;
+        int act[W], count = 0;
+        for (int l = 0; l < W; ++l) {
+            const int32_t p = gr->p[l];
+            act[l] = p >= 0 && view->mode[p] == 0 && (!dc || dc->sub_of[p] == sub);
+            count += act[l];
+        }
+        if (!count) continue;
+        if (dc && count < DC_LANES_MIN) {
+            for (int l = 0; l < W; ++l)
+                if (act[l]) dfm_cpu_solve_one(view, cc, dc, gr->p[l]);
+            continue;
+        }
+        /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
+           particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
+        float fl[3][W], Hl[9][W], gap[W];
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
             dfm_v3 fs = dfm_v3_zero();
             dfm_m33 Hm = dfm_m33_zero();
-            if (p >= 0 && view->mode[p] == 0) {
+            gap[l] = 0.0f;
+            if (act[l] && dc && dc->surface[p])
+                gap[l] = dfm_cpu_particle_start_dc(view, cc, dc, p, &fs, &Hm);
+            else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
-                any = 1;
-            }
             fl[0][l] = fs.x;
             fl[1][l] = fs.y;
             fl[2][l] = fs.z;
             for (int q = 0; q < 9; ++q) Hl[q][l] = Hm.m[q / 3][q % 3];
         }
-        if (!any) continue;
         v3 f = {vld(fl[0]), vld(fl[1]), vld(fl[2])};
         m3 H;
         for (int q = 0; q < 9; ++q) H.m[q / 3][q % 3] = vld(Hl[q]);
         lane_elements(base, gr, view, &f, &H);
-        /* Per lane, the scalar Newton step (dfm_vbd_particle_newton). */
+        /* Per lane, the scalar Newton step (dfm_vbd_particle_newton), then the displacement bound. */
         vst(fl[0], f.x);
         vst(fl[1], f.y);
         vst(fl[2], f.z);
         for (int q = 0; q < 9; ++q) vst(Hl[q], H.m[q / 3][q % 3]);
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
-            if (p < 0 || view->mode[p] != 0) continue;
+            if (!act[l]) continue;
             dfm_m33 Hm;
             for (int q = 0; q < 9; ++q) Hm.m[q / 3][q % 3] = Hl[q][l];
-            dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm);
+            const dfm_v3 d_old = dfm_v3_load(view->d + 3 * p);
+            if (dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm) && dc &&
+                dc->surface[p])
+                dfm_cpu_dc_bound_particle(view, dc, p, d_old, gap[l]);
         }
     }
+}
+
+void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
+                          int32_t g1) {
+    solve_groups(layout, view, cc, NULL, 0, g0, g1);
+}
+
+void DFM_SIMD_NAME(solve_dc)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                             const dfm_cpu_dc* dc, int sub, int32_t g0, int32_t g1) {
+    solve_groups(layout, view, cc, dc, sub, g0, g1);
 }
 
 void DFM_SIMD_NAME(need)(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out) {
