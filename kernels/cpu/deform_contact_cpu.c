@@ -100,7 +100,7 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     in.body_count = s->body_count;
     in.radius = rq;
     int64_t vt = 0, ee = 0;
-    if (s->tri_count > 0 && s->point_count > 0) {
+    if (s->pairable && s->tri_count > 0 && s->point_count > 0) {
         in.tree_prims = s->tris;
         in.tree_count = s->tri_count;
         in.query_prims = s->points;
@@ -109,7 +109,7 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
         vt = query(s, s->tri_tree, &in, 0);
     }
     const int64_t vt_kept = vt < s->candidate_capacity ? vt : s->candidate_capacity;
-    if (s->edge_count > 0) {
+    if (s->pairable && s->edge_count > 0) {
         in.tree_prims = s->edges;
         in.tree_count = s->edge_count;
         in.query_prims = s->edges;
@@ -137,7 +137,11 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
             pr.kind = DFM_DC_EDGE_EDGE;
         }
         float w[4];
-        if (dfm_v3_len(dfm_dc_pair_stencil(&pr, v->x_prev, w)) < rq) s->pairs[np++] = pr;
+        const float d0 = dfm_v3_len(dfm_dc_pair_stencil(&pr, v->x_prev, w));
+        if (d0 < rq) {
+            s->pair_dist[np] = d0;
+            s->pairs[np++] = pr;
+        }
     }
     s->pair_count = np;
     build_lists(s, n);
@@ -153,11 +157,8 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
        the bound of its own gaps at x_prev */
     for (int32_t i = 0; i < n; ++i) {
         if (!s->surface[i] || v->mode[i] != 0) continue;
-        float gap = 3.0e38f;
-        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) {
-            float w[4];
-            gap = dfm_fminf(gap, dfm_v3_len(dfm_dc_pair_stencil(s->pairs + (s->items[k] >> 2), v->x_prev, w)));
-        }
+        float gap = 3.0e38f; /* each pair's distance at x_prev, from the narrow phase (the same value) */
+        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
         dfm_v3 d = dfm_v3_load(v->d + 3 * i);
         dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, s->view.total_bound);
         dfm_v3_store(b, v->d + 3 * i);
@@ -171,8 +172,48 @@ static inline void pair_bodies(const dfm_dc_pair* pr, const int32_t* particle_bo
     *b = particle_body[pr->kind == DFM_DC_VERTEX_TRIANGLE ? pr->v[1] : pr->v[2]];
 }
 
+/// Pair p's terms at positions x (dfm_dc_pair_force's operations up to the corner weight, in its
+/// order; friction on the displacements dx).
+static inline void pair_terms(const dfm_cpu_dc* s, const dfm_dc_pair* pr, const float* x, const float* dx, float h,
+                              dfm_cpu_dc_terms* t) {
+    dfm_v3 r = dfm_dc_pair_stencil(pr, x, t->w);
+    float d = dfm_v3_len(r);
+    t->on = 0;
+    if (!(d < s->radius)) return;
+    float dE, d2E;
+    dfm_dc_energy_derivs(d, s->radius, s->ke, &dE, &d2E);
+    t->n = dfm_dc_normal(r, d);
+    t->m_dE = -dE;
+    t->on = 1;
+    if (dx && s->mu > 0.0f) {
+        dfm_v3 D = dfm_v3_zero();
+        for (int j = 0; j < 4; ++j) D = dfm_v3_madd(D, dfm_v3_load(dx + 3 * (int64_t)pr->v[j]), t->w[j]);
+        dfm_v3 u = dfm_v3_madd(D, t->n, -dfm_v3_dot(D, t->n));
+        float ul = dfm_v3_len(u), eps = DFM_DC_FRICTION_SPEED * h;
+        float phi = ul > eps ? 1.0f / ul : (2.0f - ul / eps) / eps;
+        t->u = u;
+        t->c = s->mu * (-dE) * phi;
+        t->on = 2;
+    }
+}
+
+/// dfm_dc_pair_force's force on corner `corner` added to f, from the pair's terms.
+static inline dfm_v3 add_corner(dfm_v3 f, const dfm_cpu_dc_terms* t, int corner) {
+    if (!t->on) return f;
+    const float wc = t->w[corner];
+    f = dfm_v3_madd(f, t->n, t->m_dE * wc);
+    if (t->on == 2) f = dfm_v3_madd(f, t->u, -t->c * wc);
+    return f;
+}
+
 void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t* shape_head,
-                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count) {
+                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count,
+                             const float* need_in) {
+    if (s->pair_count == 0) { /* no pair: every raw force is zero, so is every scaled one */
+        memset(s->final_force, 0, sizeof(float) * 3 * (size_t)v->particle_count);
+        return;
+    }
+    for (int32_t p = 0; p < s->pair_count; ++p) pair_terms(s, s->pairs + p, v->x, v->d, v->h, s->terms + p);
     /* 1. raw forces at the final iterate, summed per body, and each body's momentum need */
     float* raw = s->body_scratch;                   /* 3 per body */
     float* need = s->body_scratch + 3 * body_count; /* 3 per body */
@@ -186,11 +227,11 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t
                 continue;
             }
             if (shape_head && shape_head[i] >= 0) supported = 1;
-            nd = dfm_v3_add(nd, dfm_vbd_particle_need(v, i));
+            nd = dfm_v3_add(nd, need_in ? dfm_v3_load(need_in + 3 * i) : dfm_vbd_particle_need(v, i));
             if (!s->surface[i]) continue;
-            dfm_v3 f = dfm_v3_zero();
-            dfm_m33 H = dfm_m33_zero();
-            dfm_dc_gather(&s->view, v->x, v->d, v->h, i, &f, &H);
+            dfm_v3 f = dfm_v3_zero(); /* dfm_dc_gather's sum, in item order */
+            for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
+                f = add_corner(f, s->terms + (s->items[k] >> 2), s->items[k] & 3);
             fr = dfm_v3_add(fr, f);
         }
         dfm_v3_store(fr, raw + 3 * b);
@@ -207,10 +248,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t
                 int32_t a, b;
                 pair_bodies(s->pairs + p, particle_body, &a, &b);
                 float sc = scale[a] >= 0.0f ? scale[a] : (scale[b] >= 0.0f ? scale[b] : 1.0f);
-                dfm_v3 fp = dfm_v3_zero();
-                dfm_m33 H = dfm_m33_zero();
-                dfm_dc_pair_force(s->pairs + p, v->x, v->d, s->radius, s->ke, s->mu, v->h, corner, &fp, &H);
-                f = dfm_v3_madd(f, fp, sc);
+                f = dfm_v3_madd(f, add_corner(dfm_v3_zero(), s->terms + p, corner), sc);
             }
         dfm_v3_store(f, s->final_force + 3 * i);
     }

@@ -23,6 +23,19 @@ extern "C" {
 /// Ranges per colour in dfm_cpu_dc.sub_offsets.
 #define DFM_DC_SUBCOLOR_SLOTS (DFM_DC_SUBCOLORS + 1)
 
+/// One pair's terms at the final iterate (dfm_cpu_dc_final_forces): what dfm_dc_pair_force adds
+/// to a corner's force, kept once per pair so that its 4 corners, twice each, reuse them (the
+/// same operands, so the same bits as calling it per corner).
+typedef struct dfm_cpu_dc_terms {
+    dfm_v3 n;     ///< Normal.
+    dfm_v3 u;     ///< Tangential relative displacement (friction).
+    float w[4];   ///< Stencil weights.
+    float m_dE;   ///< -E'(d).
+    float c;      ///< Friction factor mu (-E') f1(|u|)/|u|.
+    int32_t on;   ///< 1: d < radius (a force); 2: and friction.
+    int32_t pad_; ///< Padding.
+} dfm_cpu_dc_terms;
+
 /// Deformable contact work of one world (buffers owned by plugin/deform_contacts.c, sized at
 /// prepare time) and the figures of the last advance.
 typedef struct dfm_cpu_dc {
@@ -47,6 +60,10 @@ typedef struct dfm_cpu_dc {
     int32_t* sub_particles; ///< Scratch, 1 per particle: each colour's particles grouped by sub-colour.
     int32_t* sub_offsets;   ///< Scratch, color_count * DFM_DC_SUBCOLOR_SLOTS + 1: ranges of sub_particles.
     float* final_force;     ///< Scratch, 3 per particle: each one's deformable-contact force at the final iterate.
+    float* pair_dist;       ///< Scratch, candidate_capacity: each pair's distance at x_prev (narrow phase), m.
+    dfm_cpu_dc_terms* terms; ///< Scratch, candidate_capacity: each pair's terms at the final iterate.
+    float* need;            ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
+    int32_t pairable;       ///< 0: the filters let no two primitives pair (detection skips the trees).
     float* body_scratch;    ///< Scratch, 7 per body (dfm_cpu_dc_final_forces).
     float radius, ke, mu;   ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* outputs of the last advance */
@@ -68,7 +85,8 @@ typedef struct dfm_cpu_dc {
 /// advance's bound on total motion, DFM_DC_BOUND_FRACTION of it, exceeds every inertial motion),
 /// trees built over x_prev, candidates, pairs, lists; then the initial guess of every dynamic
 /// surface particle is bounded like a step from x_prev (d and x rewritten). Serial and in a fixed
-/// order: the same pairs for any thread count.
+/// order: the same pairs for any thread count. With `pairable` 0 the trees are neither built nor
+/// queried (they would find nothing); the rest runs as with no candidates.
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                        const int32_t* color_particles, const int32_t* particle_color);
 
@@ -80,9 +98,13 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
 /// its momentum balance, on both sides of each pair. Unconverged pair forces at the default counts
 /// are many times the weight they carry (measured 5x for a 6 cm cube on a cube at 4 x 10, k 1e3);
 /// scaled, the support under the stack reads its momentum balance. shape_head is the shape
-/// contact lists' head per particle (NULL: none).
+/// contact lists' head per particle (NULL: none). `need` (NULL: computed here) is every particle's
+/// dfm_vbd_particle_need at the final iterate, 3 floats per particle (the lanes': bitwise). Each
+/// pair's terms are evaluated once (s->terms) and reused for its 4 corners; without pairs the
+/// forces are zero and nothing else runs.
 void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t* shape_head,
-                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count);
+                             const int32_t* particle_body, const int32_t* body_offsets, int32_t body_count,
+                             const float* need);
 
 #ifdef __cplusplus
 }

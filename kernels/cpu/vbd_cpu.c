@@ -267,7 +267,15 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         cc->simd = simd;
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
-        if (dc) dfm_cpu_dc_final_forces(dc, view, cc->view->head, cc->particle_body, cc->body_offsets, cc->body_count);
+        if (dc) {
+            const float* need = NULL; /* the lanes' dfm_vbd_particle_need (bitwise), when there are pairs */
+            if (simd && dc->need && dc->pair_count > 0) {
+                dfm_cpu_simd_need(simd, view, dc->need, nt);
+                need = dc->need;
+            }
+            dfm_cpu_dc_final_forces(dc, view, cc->view->head, cc->particle_body, cc->body_offsets, cc->body_count,
+                                    need);
+        }
         cc->deform_force = dc ? dc->final_force : NULL;
         dfm_cpu_contacts_finalize(cc, view);
     }

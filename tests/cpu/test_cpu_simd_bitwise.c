@@ -13,7 +13,7 @@
 /// 16, folded onto itself 2 cm up, self-collision on: vertex-triangle and edge-edge pairs, the
 /// sub-colours and the displacement bound) and two soft cubes stacked on a box (tets with pairs);
 /// both are also run on 2 threads against the 1-thread scalar reference, and print an FNV-1a hash
-/// of the reference positions (to compare the scalar path across revisions by hand).
+/// of the reference positions and reactions (to compare the scalar path across revisions by hand).
 #define _POSIX_C_SOURCE 200809L
 #include <dfm_scene_shape.h>
 
@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
         /* The scene must have reached its contacts (else the contact code paths were not compared). */
         const double touch = scene == 0 ? 0.01 : 0.025; /* table top + ~contact radius: 0 m, 0.02 m */
         uint64_t hash = 1469598103934665603ull; /* FNV-1a over the reference's bytes */
-        for (size_t b = 0; b < sizeof(float) * 3 * (size_t)n0; ++b)
+        for (size_t b = 0; b < sizeof(float) * (3 * (size_t)n0 + 12); ++b) /* positions and reactions */
             hash = (hash ^ ((const unsigned char*)ref)[b]) * 1099511628211ull;
         printf("%s: scalar reference hash %016llx\n", names[scene], (unsigned long long)hash);
         CHECK(zmin < touch, "%s: lowest vertex at %.4f m, never reached the table", names[scene], zmin);
