@@ -31,8 +31,7 @@
 
 /// The contact part of particle i's local system: its gathered records, or the legacy scatter's
 /// accumulators; zero without contacts.
-static inline void contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f,
-                                 dfm_m33* H) {
+void dfm_cpu_contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H) {
     *f = dfm_v3_zero();
     *H = dfm_m33_zero();
     if (cc && cc->gather) {
@@ -48,7 +47,7 @@ void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc
                             dfm_m33* H_out) {
     dfm_v3 f;
     dfm_m33 H;
-    contact_terms(view, cc, i, &f, &H);
+    dfm_cpu_contact_terms(view, cc, i, &f, &H);
     dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
 }
 
@@ -56,7 +55,7 @@ float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts
                                 int32_t i, dfm_v3* f_out, dfm_m33* H_out) {
     dfm_v3 f;
     dfm_m33 H;
-    contact_terms(view, cc, i, &f, &H);
+    dfm_cpu_contact_terms(view, cc, i, &f, &H);
     const float gap = dfm_dc_gather(&dc->view, view->x, view->d, view->h, i, &f, &H);
     dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
     return gap;

@@ -52,6 +52,10 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, i
 /// (dfm_vbd_particle_base). Shared by the scalar solve and the lane kernels (vbd_simd_lanes.h).
 void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H);
 
+/// The contact part of particle i's start: its gathered records, or the scatter's accumulators;
+/// zero without contacts (dfm_cpu_particle_start less inertia and drag).
+void dfm_cpu_contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H);
+
 /// dfm_cpu_particle_start for a surface particle of a world with deformable contact: its contact
 /// terms, then its pairs' force/Hessian at the live iterate (dfm_dc_gather), then inertia and
 /// drag. Returns the smallest gap over its pairs (the displacement bound's input). Shared by the
