@@ -70,7 +70,8 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
              DC_ALLOC(c->cpu.sub_particles, m->particle_count) &&
              DC_ALLOC(c->cpu.sub_offsets, (int64_t)m->color_count * DFM_DC_SUBCOLOR_SLOTS + 1) &&
              DC_ALLOC(c->cpu.final_force, 3 * m->particle_count) && DC_ALLOC(c->cpu.body_scratch, 7 * m->body_count) &&
-             DC_ALLOC(c->cpu.pair_dist, cap) && DC_ALLOC(c->cpu.terms, cap) && DC_ALLOC(c->cpu.need, 3 * m->particle_count);
+             DC_ALLOC(c->cpu.pair_dist, cap) && DC_ALLOC(c->cpu.terms, cap) &&
+             DC_ALLOC(c->cpu.need, 3 * m->particle_count);
     ok = ok && dfm_cpu_bvh_init(&c->tri_tree, nt > 0 ? nt : 1, err, sizeof(err)) == 0 &&
          dfm_cpu_bvh_init(&c->edge_tree, ne > 0 ? ne : 1, err, sizeof(err)) == 0;
     if (!ok) {

@@ -11,7 +11,12 @@
 ///   needs a count pass and a scan, like the broad phase on CUDA).
 /// - P3 loop-invariant hoisting: applies-and-done: the query radius and the advance's bound are
 ///   computed once per advance; the pairs' lists and the sub-colours once per advance, not per
-///   iteration.
+///   iteration; each pair's distance at x_prev once (narrow phase, reused by the guess bound);
+///   each pair's terms at the final iterate once for its 4 corners (final forces); whether the
+///   filters let anything pair once per model (plugin/deform_contacts.c). In the sweeps a pair is
+///   evaluated once per corner: its corners are solved at different times of a Gauss-Seidel
+///   sweep, at different iterates, so that is not redundant work (the lanes evaluate W of a
+///   particle's pairs at a time instead, vbd_simd_lanes.h).
 /// - P4 offline memory layout: applies-and-done: each particle's items are contiguous (CSR) in
 ///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
 #include "deform_contact_cpu.h"
@@ -158,7 +163,8 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     for (int32_t i = 0; i < n; ++i) {
         if (!s->surface[i] || v->mode[i] != 0) continue;
         float gap = 3.0e38f; /* each pair's distance at x_prev, from the narrow phase (the same value) */
-        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
+        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
+            gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
         dfm_v3 d = dfm_v3_load(v->d + 3 * i);
         dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, s->view.total_bound);
         dfm_v3_store(b, v->d + 3 * i);

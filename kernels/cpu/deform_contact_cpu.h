@@ -53,19 +53,19 @@ typedef struct dfm_cpu_dc {
     dfm_cpu_bvh* edge_tree;        ///< Capacity edge_count.
     dfm_bvh_pair* cand;            ///< Scratch: candidate_capacity broad-phase pairs.
     int64_t candidate_capacity;
-    dfm_dc_pair* pairs;     ///< Scratch: candidate_capacity narrow-phase pairs.
-    int32_t* offsets;       ///< Scratch: particle_count + 1 (CSR of each particle's items).
-    int32_t* items;         ///< Scratch: 4 * candidate_capacity.
-    uint8_t* sub_of;        ///< Scratch, 1 per particle: its sub-colour within its colour (0..DFM_DC_SUBCOLORS).
-    int32_t* sub_particles; ///< Scratch, 1 per particle: each colour's particles grouped by sub-colour.
-    int32_t* sub_offsets;   ///< Scratch, color_count * DFM_DC_SUBCOLOR_SLOTS + 1: ranges of sub_particles.
-    float* final_force;     ///< Scratch, 3 per particle: each one's deformable-contact force at the final iterate.
-    float* pair_dist;       ///< Scratch, candidate_capacity: each pair's distance at x_prev (narrow phase), m.
+    dfm_dc_pair* pairs;      ///< Scratch: candidate_capacity narrow-phase pairs.
+    int32_t* offsets;        ///< Scratch: particle_count + 1 (CSR of each particle's items).
+    int32_t* items;          ///< Scratch: 4 * candidate_capacity.
+    uint8_t* sub_of;         ///< Scratch, 1 per particle: its sub-colour within its colour (0..DFM_DC_SUBCOLORS).
+    int32_t* sub_particles;  ///< Scratch, 1 per particle: each colour's particles grouped by sub-colour.
+    int32_t* sub_offsets;    ///< Scratch, color_count * DFM_DC_SUBCOLOR_SLOTS + 1: ranges of sub_particles.
+    float* final_force;      ///< Scratch, 3 per particle: each one's deformable-contact force at the final iterate.
+    float* pair_dist;        ///< Scratch, candidate_capacity: each pair's distance at x_prev (narrow phase), m.
     dfm_cpu_dc_terms* terms; ///< Scratch, candidate_capacity: each pair's terms at the final iterate.
-    float* need;            ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
-    int32_t pairable;       ///< 0: the filters let no two primitives pair (detection skips the trees).
-    float* body_scratch;    ///< Scratch, 7 per body (dfm_cpu_dc_final_forces).
-    float radius, ke, mu;   ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    float* need;             ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
+    int32_t pairable;        ///< 0: the filters let no two primitives pair (detection skips the trees).
+    float* body_scratch;     ///< Scratch, 7 per body (dfm_cpu_dc_final_forces).
+    float radius, ke, mu;    ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* outputs of the last advance */
     int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
     int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).

@@ -4,7 +4,8 @@
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
 ///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
-///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence. A color forks onto the workers only from
+///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence, each
+///   in the lanes like a color (vbd_simd.h), the last (serial) one scalar. A color forks onto the workers only from
 ///   DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
@@ -51,8 +52,8 @@ void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc
     dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
 }
 
-float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
-                                int32_t i, dfm_v3* f_out, dfm_m33* H_out) {
+float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i,
+                                dfm_v3* f_out, dfm_m33* H_out) {
     dfm_v3 f;
     dfm_m33 H;
     dfm_cpu_contact_terms(view, cc, i, &f, &H);

@@ -60,8 +60,8 @@ void dfm_cpu_contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc,
 /// terms, then its pairs' force/Hessian at the live iterate (dfm_dc_gather), then inertia and
 /// drag. Returns the smallest gap over its pairs (the displacement bound's input). Shared by the
 /// scalar solve and the lane kernels, so both do the same operations in the same order.
-float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
-                                int32_t i, dfm_v3* f, dfm_m33* H);
+float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i,
+                                dfm_v3* f, dfm_m33* H);
 
 /// The displacement bound of surface particle i after its Newton step moved it from d_old
 /// (dfm_dc_bound_step with the pairs' smallest gap; d and x rewritten when it binds).

@@ -97,9 +97,8 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
 #endif
 }
 
-void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view,
-                                 const struct dfm_cpu_contacts* cc, const struct dfm_cpu_dc* dc, int32_t c, int sub,
-                                 int32_t count, int nt) {
+void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                                 const struct dfm_cpu_dc* dc, int32_t c, int sub, int32_t count, int nt) {
 #if defined(DFM_HAVE_CPU_SIMD)
     int32_t g0, g1;
     if (simd->width == 4)

@@ -51,9 +51,8 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
 /// fewer than 2 of them runs them on the scalar path), the pairs gathered in each lane's scalar
 /// start (dfm_cpu_particle_start_dc) and the step bounded after its Newton step, so bitwise the
 /// scalar solve_one. `count` (the sub-colour's particles) decides the fork as on the scalar path.
-void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view,
-                                 const struct dfm_cpu_contacts* cc, const struct dfm_cpu_dc* dc, int32_t c, int sub,
-                                 int32_t count, int nt);
+void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                                 const struct dfm_cpu_dc* dc, int32_t c, int sub, int32_t count, int nt);
 
 /// The width-specific entry points (vbd_simd_sse2.c, vbd_simd_avx2.c).
 size_t dfm_cpu_simd4_fill(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,

@@ -7,7 +7,11 @@
 /// (tests/cpu/test_cpu_simd_bitwise.c checks it). Branches become per-lane selects (a lane that
 /// the scalar code skips keeps its accumulators' bits, not even +0 is added), the hinge angle's
 /// atan2f is the libm call per active lane, and sqrt and division are the correctly rounded
-/// vector instructions.
+/// vector instructions. With deformable contact (issue 16) a colour runs sub-colour by
+/// sub-colour over its groups (the other particles inactive lanes), and each lane particle's
+/// pairs are evaluated W items at a time (lane_pairs: closest points, energy, friction of
+/// kernels/shared/deform_contact.h over lanes), their products added to the particle's
+/// accumulators item by item in list order, as the scalar gather adds them.
 ///
 /// Layout (P4), filled once per step by fill(): per color, its particles in lane groups of W
 /// (the last one padded with inactive lanes); per group, slot s of its triangle list holds each
@@ -722,6 +726,9 @@ static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, i
     const float tau = 0.5f * radius, k2 = k * tau * tau;
     const float smin = k2 / (DFM_DC_DMIN * DFM_DC_DMIN);
     const float eps = DFM_DC_FRICTION_SPEED * view->h;
+    float acc[12]; /* f, then H row-major: local, so the lane stores below cannot alias them */
+    acc[0] = f->x, acc[1] = f->y, acc[2] = f->z;
+    for (int q = 0; q < 9; ++q) acc[3 + q] = H->m[q / 3][q % 3];
     for (int32_t k0 = c->offsets[i]; k0 < c->offsets[i + 1]; k0 += W) {
         const int32_t m = c->offsets[i + 1] - k0 < W ? c->offsets[i + 1] - k0 : W;
         int32_t idx[4][W], corner[W], kind[W];
@@ -798,16 +805,18 @@ static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, i
         const int onm = vmask(on);
         for (int l = 0; l < m; ++l) {
             if ((onm >> l) & 1) {
-                f->x += fal[0][l], f->y += fal[1][l], f->z += fal[2][l];
-                for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] += hal[q][l];
+                for (int q = 0; q < 3; ++q) acc[q] += fal[q][l];
+                for (int q = 0; q < 9; ++q) acc[3 + q] += hal[q][l];
                 if (fric) {
-                    f->x += fbl[0][l], f->y += fbl[1][l], f->z += fbl[2][l];
-                    for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] += hbl[q][l];
+                    for (int q = 0; q < 3; ++q) acc[q] += fbl[q][l];
+                    for (int q = 0; q < 9; ++q) acc[3 + q] += hbl[q][l];
                 }
             }
             gap = dfm_fminf(gap, dl[l]);
         }
     }
+    *f = dfm_v3_make(acc[0], acc[1], acc[2]);
+    for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] = acc[3 + q];
     return gap;
 }
 
@@ -851,8 +860,7 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
                 dfm_cpu_contact_terms(view, cc, p, &fc, &Hc);
                 gap[l] = lane_pairs(view, &dc->view, p, &fc, &Hc);
                 dfm_vbd_particle_base(view, p, fc, Hc, &fs, &Hm);
-            }
-            else if (act[l])
+            } else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
             fl[0][l] = fs.x;
             fl[1][l] = fs.y;
@@ -874,8 +882,7 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
             dfm_m33 Hm;
             for (int q = 0; q < 9; ++q) Hm.m[q / 3][q % 3] = Hl[q][l];
             const dfm_v3 d_old = dfm_v3_load(view->d + 3 * p);
-            if (dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm) && dc &&
-                dc->surface[p])
+            if (dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm) && dc && dc->surface[p])
                 dfm_cpu_dc_bound_particle(view, dc, p, d_old, gap[l]);
         }
     }

@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
         CHECK(finite, "%s: non-finite positions", names[scene]);
         /* The scene must have reached its contacts (else the contact code paths were not compared). */
         const double touch = scene == 0 ? 0.01 : 0.025; /* table top + ~contact radius: 0 m, 0.02 m */
-        uint64_t hash = 1469598103934665603ull; /* FNV-1a over the reference's bytes */
+        uint64_t hash = 1469598103934665603ull;         /* FNV-1a over the reference's bytes */
         for (size_t b = 0; b < sizeof(float) * (3 * (size_t)n0 + 12); ++b) /* positions and reactions */
             hash = (hash ^ ((const unsigned char*)ref)[b]) * 1099511628211ull;
         printf("%s: scalar reference hash %016llx\n", names[scene], (unsigned long long)hash);
