@@ -726,9 +726,6 @@ static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, i
     const float tau = 0.5f * radius, k2 = k * tau * tau;
     const float smin = k2 / (DFM_DC_DMIN * DFM_DC_DMIN);
     const float eps = DFM_DC_FRICTION_SPEED * view->h;
-    float acc[12]; /* f, then H row-major: local, so the lane stores below cannot alias them */
-    acc[0] = f->x, acc[1] = f->y, acc[2] = f->z;
-    for (int q = 0; q < 9; ++q) acc[3 + q] = H->m[q / 3][q % 3];
     for (int32_t k0 = c->offsets[i]; k0 < c->offsets[i + 1]; k0 += W) {
         const int32_t m = c->offsets[i + 1] - k0 < W ? c->offsets[i + 1] - k0 : W;
         int32_t idx[4][W], corner[W], kind[W];
@@ -805,18 +802,16 @@ static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, i
         const int onm = vmask(on);
         for (int l = 0; l < m; ++l) {
             if ((onm >> l) & 1) {
-                for (int q = 0; q < 3; ++q) acc[q] += fal[q][l];
-                for (int q = 0; q < 9; ++q) acc[3 + q] += hal[q][l];
+                f->x += fal[0][l], f->y += fal[1][l], f->z += fal[2][l];
+                for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] += hal[q][l];
                 if (fric) {
-                    for (int q = 0; q < 3; ++q) acc[q] += fbl[q][l];
-                    for (int q = 0; q < 9; ++q) acc[3 + q] += hbl[q][l];
+                    f->x += fbl[0][l], f->y += fbl[1][l], f->z += fbl[2][l];
+                    for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] += hbl[q][l];
                 }
             }
             gap = dfm_fminf(gap, dl[l]);
         }
     }
-    *f = dfm_v3_make(acc[0], acc[1], acc[2]);
-    for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] = acc[3 + q];
     return gap;
 }
 
