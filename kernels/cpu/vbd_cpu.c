@@ -5,8 +5,8 @@
 /// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
 ///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
 ///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence, each
-///   in the lanes like a color (vbd_simd.h), the last (serial) one scalar. A color forks onto the workers only from
-///   DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
+///   in the lanes like a color (vbd_simd.h), the last (serial) one scalar. A color forks onto
+///   the workers only from DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
 ///   per-particle independent loops.

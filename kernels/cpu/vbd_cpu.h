@@ -58,8 +58,9 @@ void dfm_cpu_contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc,
 
 /// dfm_cpu_particle_start for a surface particle of a world with deformable contact: its contact
 /// terms, then its pairs' force/Hessian at the live iterate (dfm_dc_gather), then inertia and
-/// drag. Returns the smallest gap over its pairs (the displacement bound's input). Shared by the
-/// scalar solve and the lane kernels, so both do the same operations in the same order.
+/// drag. Returns the smallest gap over its pairs (the displacement bound's input). The scalar
+/// solve's start; the lane kernels do the same with the pairs in lanes (vbd_simd_lanes.h
+/// lane_pairs, bitwise this).
 float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i,
                                 dfm_v3* f, dfm_m33* H);
 
