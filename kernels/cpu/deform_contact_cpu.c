@@ -21,6 +21,8 @@
 ///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
 #include "deform_contact_cpu.h"
 
+#include "vbd_simd.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,24 @@ static void split_colors(dfm_cpu_dc* s, int32_t color_count, const int32_t* colo
     s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = out;
 }
 
+/// Candidate k of the advance as a pair (vertex-triangle below vt_kept, then edge-edge).
+static inline dfm_dc_pair candidate_pair(const dfm_cpu_dc* s, int64_t k, int64_t vt_kept) {
+    dfm_dc_pair pr;
+    const dfm_bvh_pair c = s->cand[k];
+    if (k < vt_kept) {
+        pr.v[0] = s->points[c.a].v[0];
+        for (int j = 0; j < 3; ++j) pr.v[1 + j] = s->tris[c.b].v[j];
+        pr.kind = DFM_DC_VERTEX_TRIANGLE;
+    } else {
+        for (int j = 0; j < 2; ++j) {
+            pr.v[j] = s->edges[c.a].v[j];
+            pr.v[2 + j] = s->edges[c.b].v[j];
+        }
+        pr.kind = DFM_DC_EDGE_EDGE;
+    }
+    return pr;
+}
+
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                        const int32_t* color_particles, const int32_t* particle_color) {
     const int32_t n = v->particle_count;
@@ -127,25 +147,24 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     s->dropped = total - kept;
     /* narrow phase: the exact distance at the start positions; farther than rq is not a pair */
     int32_t np = 0;
-    for (int64_t k = 0; k < kept; ++k) {
-        dfm_dc_pair pr;
-        const dfm_bvh_pair c = s->cand[k];
-        if (k < vt_kept) {
-            pr.v[0] = s->points[c.a].v[0];
-            for (int j = 0; j < 3; ++j) pr.v[1 + j] = s->tris[c.b].v[j];
-            pr.kind = DFM_DC_VERTEX_TRIANGLE;
-        } else {
-            for (int j = 0; j < 2; ++j) {
-                pr.v[j] = s->edges[c.a].v[j];
-                pr.v[2 + j] = s->edges[c.b].v[j];
+    if (s->simd) { /* every candidate's stencil, W at a time (the same bits), then kept in order */
+        for (int64_t k = 0; k < kept; ++k) s->pairs[k] = candidate_pair(s, k, vt_kept);
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs, (int32_t)kept, v->x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f, s->pair_dist,
+                               NULL);
+        for (int64_t k = 0; k < kept; ++k)
+            if (s->pair_dist[k] < rq) {
+                s->pair_dist[np] = s->pair_dist[k];
+                s->pairs[np++] = s->pairs[k];
             }
-            pr.kind = DFM_DC_EDGE_EDGE;
-        }
-        float w[4];
-        const float d0 = dfm_v3_len(dfm_dc_pair_stencil(&pr, v->x_prev, w));
-        if (d0 < rq) {
-            s->pair_dist[np] = d0;
-            s->pairs[np++] = pr;
+    } else {
+        for (int64_t k = 0; k < kept; ++k) {
+            const dfm_dc_pair pr = candidate_pair(s, k, vt_kept);
+            float w[4];
+            const float d0 = dfm_v3_len(dfm_dc_pair_stencil(&pr, v->x_prev, w));
+            if (d0 < rq) {
+                s->pair_dist[np] = d0;
+                s->pairs[np++] = pr;
+            }
         }
     }
     s->pair_count = np;
@@ -219,7 +238,11 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const int32_t
         memset(s->final_force, 0, sizeof(float) * 3 * (size_t)v->particle_count);
         return;
     }
-    for (int32_t p = 0; p < s->pair_count; ++p) pair_terms(s, s->pairs + p, v->x, v->d, v->h, s->terms + p);
+    if (s->simd) /* W pairs at a time, the same bits */
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs, s->pair_count, v->x, v->d, s->radius, s->ke, s->mu, v->h, NULL,
+                               s->terms);
+    else
+        for (int32_t p = 0; p < s->pair_count; ++p) pair_terms(s, s->pairs + p, v->x, v->d, v->h, s->terms + p);
     /* 1. raw forces at the final iterate, summed per body, and each body's momentum need */
     float* raw = s->body_scratch;                   /* 3 per body */
     float* need = s->body_scratch + 3 * body_count; /* 3 per body */

@@ -17,6 +17,8 @@
 extern "C" {
 #endif
 
+struct dfm_cpu_simd;
+
 /// Sub-colours per colour with a free choice; particles whose pair partners of their colour hold
 /// all of them go to sub-colour DFM_DC_SUBCOLORS, which is solved serially.
 #define DFM_DC_SUBCOLORS 64
@@ -64,8 +66,9 @@ typedef struct dfm_cpu_dc {
     dfm_cpu_dc_terms* terms; ///< Scratch, candidate_capacity: each pair's terms at the final iterate.
     float* need;             ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
     int32_t pairable;        ///< 0: the filters let no two primitives pair (detection skips the trees).
-    float* body_scratch;     ///< Scratch, 7 per body (dfm_cpu_dc_final_forces).
-    float radius, ke, mu;    ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    const struct dfm_cpu_simd* simd; ///< The advance's lanes (vbd_simd.h; NULL: scalar) for the pair batches.
+    float* body_scratch;             ///< Scratch, 7 per body (dfm_cpu_dc_final_forces).
+    float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* outputs of the last advance */
     int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
     int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).

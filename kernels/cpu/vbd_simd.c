@@ -151,3 +151,28 @@ void dfm_cpu_simd_need(const dfm_cpu_simd* simd, const dfm_vbd_view* view, float
     (void)nt;
 #endif
 }
+
+void dfm_cpu_simd_pair_eval(const dfm_cpu_simd* simd, const struct dfm_dc_pair* pairs, int32_t count, const float* x,
+                            const float* dx, float radius, float k, float mu, float h, float* dist,
+                            struct dfm_cpu_dc_terms* terms) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    if (simd->width == DFM_CPU_SIMD_AVX2_FMA)
+        dfm_cpu_simd8f_pair_eval(pairs, count, x, dx, radius, k, mu, h, dist, terms);
+    else if (simd->width == 8)
+        dfm_cpu_simd8_pair_eval(pairs, count, x, dx, radius, k, mu, h, dist, terms);
+    else
+        dfm_cpu_simd4_pair_eval(pairs, count, x, dx, radius, k, mu, h, dist, terms);
+#else
+    (void)simd;
+    (void)pairs;
+    (void)count;
+    (void)x;
+    (void)dx;
+    (void)radius;
+    (void)k;
+    (void)mu;
+    (void)h;
+    (void)dist;
+    (void)terms;
+#endif
+}

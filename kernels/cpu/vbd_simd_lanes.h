@@ -713,6 +713,32 @@ static inline void lane_edge_edge(v3 p0, v3 p1, v3 q0, v3 q1, vf* s_out, vf* t_o
     *t_out = t;
 }
 
+/// dfm_dc_pair_stencil over lanes: the W pairs' vertices (float offsets idx, kinds), their
+/// positions p, weights w and gap vector r.
+static inline void lane_stencil(const float* x_, int32_t idx[4][W], const int32_t kind[W], v3 p[4], vf w[4],
+                                v3* r_out) {
+    for (int j = 0; j < 4; ++j) p[j] = v3_gather(x_, vldi(idx[j]));
+    const vi vt = vldi(kind) == DFM_DC_VERTEX_TRIANGLE;
+    const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+    w[0] = one, w[1] = zero, w[2] = zero, w[3] = zero;
+    if (vany(vt)) {
+        vf bary[3];
+        lane_point_triangle(p[0], p[1], p[2], p[3], bary);
+        w[1] = -bary[0], w[2] = -bary[1], w[3] = -bary[2];
+    }
+    if (vany(~vt)) {
+        vf es, et;
+        lane_edge_edge(p[0], p[1], p[2], p[3], &es, &et);
+        w[0] = vsel(vt, w[0], 1.0f - es);
+        w[1] = vsel(vt, w[1], es);
+        w[2] = vsel(vt, w[2], -(1.0f - et));
+        w[3] = vsel(vt, w[3], -et);
+    }
+    v3 r = {zero, zero, zero};
+    for (int j = 0; j < 4; ++j) r = v3_madd(r, p[j], w[j]);
+    *r_out = r;
+}
+
 /// Particle i's pairs (dfm_dc_gather at the live iterate) added to *f, *H, W items at a time: each
 /// item's terms in the lanes (dfm_dc_pair_force's expressions up to its products), then added to
 /// the accumulators item after item in list order, so the sums are the scalar ones bit for bit.
@@ -736,26 +762,10 @@ static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, i
             corner[l] = item & 3;
             kind[l] = pr->kind;
         }
-        v3 p[4];
-        for (int j = 0; j < 4; ++j) p[j] = v3_gather(x_, vldi(idx[j]));
-        const vi vt = vldi(kind) == DFM_DC_VERTEX_TRIANGLE;
+        v3 p[4], r;
+        vf w[4];
+        lane_stencil(x_, idx, kind, p, w, &r);
         const vf zero = vsplat(0.0f), one = vsplat(1.0f);
-        vf w[4] = {one, zero, zero, zero};
-        if (vany(vt)) {
-            vf bary[3];
-            lane_point_triangle(p[0], p[1], p[2], p[3], bary);
-            w[1] = -bary[0], w[2] = -bary[1], w[3] = -bary[2];
-        }
-        if (vany(~vt)) {
-            vf es, et;
-            lane_edge_edge(p[0], p[1], p[2], p[3], &es, &et);
-            w[0] = vsel(vt, w[0], 1.0f - es);
-            w[1] = vsel(vt, w[1], es);
-            w[2] = vsel(vt, w[2], -(1.0f - et));
-            w[3] = vsel(vt, w[3], -et);
-        }
-        v3 r = {zero, zero, zero};
-        for (int j = 0; j < 4; ++j) r = v3_madd(r, p[j], w[j]);
         const vf d = vsqrt(v3_dot(r, r));
         const vi on = d < radius;
         /* dfm_dc_energy_derivs */
@@ -813,6 +823,68 @@ static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, i
         }
     }
     return gap;
+}
+
+void DFM_SIMD_NAME(pair_eval)(const dfm_dc_pair* pairs, int32_t count, const float* x_, const float* dx_, float radius,
+                              float k, float mu, float h, float* dist, dfm_cpu_dc_terms* terms) {
+    const int fric = dx_ && mu > 0.0f;
+    const float tau = 0.5f * radius, k2 = k * tau * tau;
+    const float smin = k2 / (DFM_DC_DMIN * DFM_DC_DMIN);
+    const float eps = DFM_DC_FRICTION_SPEED * h;
+    for (int32_t k0 = 0; k0 < count; k0 += W) {
+        const int32_t m = count - k0 < W ? count - k0 : W;
+        int32_t idx[4][W], kind[W];
+        for (int l = 0; l < W; ++l) {
+            const dfm_dc_pair* pr = pairs + k0 + (l < m ? l : 0);
+            for (int j = 0; j < 4; ++j) idx[j][l] = 3 * pr->v[j];
+            kind[l] = pr->kind;
+        }
+        v3 p[4], r;
+        vf w[4];
+        lane_stencil(x_, idx, kind, p, w, &r);
+        const vf d = vsqrt(v3_dot(r, r));
+        float dl[W];
+        vst(dl, d);
+        if (dist)
+            for (int l = 0; l < m; ++l) dist[k0 + l] = dl[l];
+        if (!terms) continue;
+        const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+        const vi r1 = d >= tau, r2 = ~r1 & (d > DFM_DC_DMIN);
+        const vf dE = vsel(r1, -k * (radius - d), vsel(r2, -k2 / d, smin * (d - 2.0f * DFM_DC_DMIN)));
+        const vf inv = 1.0f / d;
+        const vi pos = d > 0.0f;
+        const v3 n = {vsel(pos, r.x * inv, zero), vsel(pos, r.y * inv, zero), vsel(pos, r.z * inv, one)};
+        v3 u = {zero, zero, zero};
+        vf cf = zero;
+        if (fric) {
+            v3 D = {zero, zero, zero};
+            for (int j = 0; j < 4; ++j) D = v3_madd(D, v3_gather(dx_, vldi(idx[j])), w[j]);
+            u = v3_madd(D, n, -v3_dot(D, n));
+            const vf ul = vsqrt(v3_dot(u, u));
+            const vf phi = vsel(ul > eps, 1.0f / ul, (2.0f - ul / eps) / eps);
+            cf = mu * (-dE) * phi;
+        }
+        float nl[3][W], ulw[3][W], wl[4][W], mdl[W], cl[W];
+        vst(nl[0], n.x), vst(nl[1], n.y), vst(nl[2], n.z);
+        vst(ulw[0], u.x), vst(ulw[1], u.y), vst(ulw[2], u.z);
+        for (int j = 0; j < 4; ++j) vst(wl[j], w[j]);
+        vst(mdl, -dE);
+        vst(cl, cf);
+        for (int l = 0; l < m; ++l) {
+            dfm_cpu_dc_terms* t = terms + k0 + l;
+            for (int j = 0; j < 4; ++j) t->w[j] = wl[j][l];
+            t->on = 0;
+            if (!(dl[l] < radius)) continue;
+            t->n = dfm_v3_make(nl[0][l], nl[1][l], nl[2][l]);
+            t->m_dE = mdl[l];
+            t->on = 1;
+            if (fric) {
+                t->u = dfm_v3_make(ulw[0][l], ulw[1][l], ulw[2][l]);
+                t->c = cl[l];
+                t->on = 2;
+            }
+        }
+    }
 }
 
 /// Fewest lanes of a group in the sub-colour for the lane kernels to run it (vbd_simd.h); with
