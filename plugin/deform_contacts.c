@@ -28,10 +28,25 @@ void dfm_deform_contacts_free(dfm_deform_contacts* c) {
     free(c->cpu.body_work);
     free(c->cpu.edge_work);
     free(c->cpu.solve_work);
+    free(c->cpu.pair_dist);
+    free(c->cpu.terms);
+    free(c->cpu.need);
     int64_t total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = total;
     c->generation = -1;
+}
+
+/// Whether the filters let any two primitives pair (dfm_bvh_pair_allowed's body rules): a body with
+/// self-collision, or two bodies of one environment whose groups and masks agree both ways. Once
+/// per model; O(bodies^2) at worst, stopping at the first match.
+static int32_t pairable(const dfm_bvh_filter* f, int32_t nb) {
+    for (int32_t a = 0; a < nb; ++a) {
+        if (f[a].self_collision) return 1;
+        for (int32_t b = a + 1; b < nb; ++b)
+            if (f[a].env == f[b].env && (f[a].group & f[b].mask) && (f[b].group & f[a].mask)) return 1;
+    }
+    return 0;
 }
 
 #define DC_ALLOC(ptr, count) ((ptr) = calloc((size_t)(count) + 1u, sizeof(*(ptr))), (ptr) != NULL)
@@ -59,7 +74,9 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
              DC_ALLOC(c->cpu.sub_particles, m->particle_count) &&
              DC_ALLOC(c->cpu.sub_offsets, (int64_t)m->color_count * DFM_DC_SUBCOLOR_SLOTS + 1) &&
              DC_ALLOC(c->cpu.final_force, 3 * m->particle_count) && DC_ALLOC(c->cpu.body_work, bodies) &&
-             DC_ALLOC(c->cpu.edge_work, edge_cap) && DC_ALLOC(c->cpu.solve_work, 16 * bodies);
+             DC_ALLOC(c->cpu.edge_work, edge_cap) && DC_ALLOC(c->cpu.solve_work, 16 * bodies) &&
+             DC_ALLOC(c->cpu.pair_dist, cap) && DC_ALLOC(c->cpu.terms, cap) &&
+             DC_ALLOC(c->cpu.need, 3 * m->particle_count);
     ok = ok && dfm_cpu_bvh_init(&c->tri_tree, nt > 0 ? nt : 1, err, sizeof(err)) == 0 &&
          dfm_cpu_bvh_init(&c->edge_tree, ne > 0 ? ne : 1, err, sizeof(err)) == 0;
     if (!ok) {
@@ -94,6 +111,7 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
         ++nb;
     }
     dfm_cpu_dc* s = &c->cpu;
+    s->pairable = pairable(c->filter, m->body_count);
     s->points = c->points;
     s->point_count = np;
     s->edges = c->edges;

@@ -239,9 +239,14 @@ void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
     const int32_t np = v->particle_count;
     const int light = dfm_cpu_forks(nt, np, DFM_CPU_PARALLEL_MIN);
     residual_ctx rc = {v, cc->residual, cc->deform_force}; /* every incident element per particle: heavy */
-    if (cc->simd && !cc->deform_force)
+    if (cc->simd) {
         dfm_cpu_simd_need(cc->simd, v, cc->residual, nt); /* the same figures, W particles at a time */
-    else
+        if (cc->deform_force)
+            for (int32_t i = 0; i < np; ++i)
+                if (v->mode[i] == 0)
+                    dfm_v3_store(dfm_v3_sub(dfm_v3_load(cc->residual + 3 * i), dfm_v3_load(cc->deform_force + 3 * i)),
+                                 cc->residual + 3 * i);
+    } else
         dfm_cpu_run(dfm_cpu_forks(nt, np, DFM_CPU_SOLVE_PARALLEL_MIN), nt, np, residual_range, &rc);
     const int32_t nb = cc->body_count;
     if (light) {

@@ -11,7 +11,11 @@
 ///   needs a count pass and a scan, like the broad phase on CUDA).
 /// - P3 loop-invariant hoisting: applies-and-done: the query radius and the advance's bound are
 ///   computed once per advance; the pairs' lists and the sub-colours once per advance, not per
-///   iteration.
+///   iteration; each pair's distance at x_prev once (narrow phase, reused by the guess bound);
+///   each pair's terms at the final iterate once for its 4 corners (final forces); whether the
+///   filters let anything pair once per model (plugin/deform_contacts.c). In the sweeps a pair is
+///   evaluated once per corner: its corners are solved at different times of a Gauss-Seidel
+///   sweep, at different iterates, so that is not redundant work (the lanes evaluate W of a
 /// - P4 offline memory layout: applies-and-done: each particle's items are contiguous (CSR) in
 ///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
 #include "deform_contact_cpu.h"
@@ -19,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vbd_simd.h"
 
 /// Fills the CSR of each particle's pair items (4 per pair, in pair order).
 static void build_lists(dfm_cpu_dc* s, int32_t n) {
@@ -84,6 +90,24 @@ static void split_colors(dfm_cpu_dc* s, int32_t color_count, const int32_t* colo
     s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = out;
 }
 
+/// Candidate k of the advance as a pair (vertex-triangle below vt_kept, then edge-edge).
+static inline dfm_dc_pair candidate_pair(const dfm_cpu_dc* s, int64_t k, int64_t vt_kept) {
+    dfm_dc_pair pr;
+    const dfm_bvh_pair c = s->cand[k];
+    if (k < vt_kept) {
+        pr.v[0] = s->points[c.a].v[0];
+        for (int j = 0; j < 3; ++j) pr.v[1 + j] = s->tris[c.b].v[j];
+        pr.kind = DFM_DC_VERTEX_TRIANGLE;
+    } else {
+        for (int j = 0; j < 2; ++j) {
+            pr.v[j] = s->edges[c.a].v[j];
+            pr.v[2 + j] = s->edges[c.b].v[j];
+        }
+        pr.kind = DFM_DC_EDGE_EDGE;
+    }
+    return pr;
+}
+
 float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n) {
     float ymax = 0.0f;
     for (int32_t i = 0; i < n; ++i)
@@ -124,22 +148,25 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     s->dropped = total - kept;
     /* narrow phase: the exact distance at the start positions; farther than rq is not a pair */
     int32_t np = 0;
-    for (int64_t k = 0; k < kept; ++k) {
-        dfm_dc_pair pr;
-        const dfm_bvh_pair c = s->cand[k];
-        if (k < vt_kept) {
-            pr.v[0] = s->points[c.a].v[0];
-            for (int j = 0; j < 3; ++j) pr.v[1 + j] = s->tris[c.b].v[j];
-            pr.kind = DFM_DC_VERTEX_TRIANGLE;
-        } else {
-            for (int j = 0; j < 2; ++j) {
-                pr.v[j] = s->edges[c.a].v[j];
-                pr.v[2 + j] = s->edges[c.b].v[j];
+    if (s->simd) { /* every candidate's stencil, W at a time (the same bits), then kept in order */
+        for (int64_t k = 0; k < kept; ++k) s->pairs[k] = candidate_pair(s, k, vt_kept);
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs, (int32_t)kept, x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f, s->pair_dist,
+                               NULL);
+        for (int64_t k = 0; k < kept; ++k)
+            if (s->pair_dist[k] < rq) {
+                s->pair_dist[np] = s->pair_dist[k];
+                s->pairs[np++] = s->pairs[k];
             }
-            pr.kind = DFM_DC_EDGE_EDGE;
+    } else {
+        for (int64_t k = 0; k < kept; ++k) {
+            const dfm_dc_pair pr = candidate_pair(s, k, vt_kept);
+            float w[4];
+            const float d0 = dfm_v3_len(dfm_dc_pair_stencil(&pr, x_prev, w));
+            if (d0 < rq) {
+                s->pair_dist[np] = d0;
+                s->pairs[np++] = pr;
+            }
         }
-        float w[4];
-        if (dfm_v3_len(dfm_dc_pair_stencil(&pr, x_prev, w)) < rq) s->pairs[np++] = pr;
     }
     s->pair_count = np;
     build_lists(s, n);
@@ -159,12 +186,12 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     dfm_cpu_dc_query_radius(s, v->y, n);
     dfm_bvh_input in;
     int64_t vt = 0, ee = 0;
-    if (s->tri_count > 0 && s->point_count > 0) {
+    if (s->pairable && s->tri_count > 0 && s->point_count > 0) {
         dfm_cpu_dc_bvh_input(s, v->x_prev, n, 0, &in);
         vt = query(s, s->tri_tree, &in, 0);
     }
     const int64_t vt_kept = vt < s->candidate_capacity ? vt : s->candidate_capacity;
-    if (s->edge_count > 0) {
+    if (s->pairable && s->edge_count > 0) {
         dfm_cpu_dc_bvh_input(s, v->x_prev, n, 1, &in);
         ee = query(s, s->edge_tree, &in, vt_kept);
     }
@@ -173,11 +200,9 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
        the bound of its own gaps at x_prev */
     for (int32_t i = 0; i < n; ++i) {
         if (!s->surface[i] || v->mode[i] != 0) continue;
-        float gap = 3.0e38f;
-        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) {
-            float w[4];
-            gap = dfm_fminf(gap, dfm_v3_len(dfm_dc_pair_stencil(s->pairs + (s->items[k] >> 2), v->x_prev, w)));
-        }
+        float gap = 3.0e38f; /* each pair's distance at x_prev, from the narrow phase (the same value) */
+        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
+            gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
         dfm_v3 d = dfm_v3_load(v->d + 3 * i);
         dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, s->view.total_bound);
         dfm_v3_store(b, v->d + 3 * i);
@@ -323,9 +348,53 @@ static int shape_pull(const dfm_vbd_view* v, const dfm_contact_view* c, const fl
     return 0;
 }
 
+/// Pair p's terms at positions x (dfm_dc_pair_force's operations up to the corner weight, in its
+/// order; friction on the displacements dx).
+static inline void pair_terms(const dfm_cpu_dc* s, const dfm_dc_pair* pr, const float* x, const float* dx, float h,
+                              dfm_cpu_dc_terms* t) {
+    dfm_v3 r = dfm_dc_pair_stencil(pr, x, t->w);
+    float d = dfm_v3_len(r);
+    t->on = 0;
+    if (!(d < s->radius)) return;
+    float dE, d2E;
+    dfm_dc_energy_derivs(d, s->radius, s->ke, &dE, &d2E);
+    t->n = dfm_dc_normal(r, d);
+    t->m_dE = -dE;
+    t->on = 1;
+    if (dx && s->mu > 0.0f) {
+        dfm_v3 D = dfm_v3_zero();
+        for (int j = 0; j < 4; ++j) D = dfm_v3_madd(D, dfm_v3_load(dx + 3 * (int64_t)pr->v[j]), t->w[j]);
+        dfm_v3 u = dfm_v3_madd(D, t->n, -dfm_v3_dot(D, t->n));
+        float ul = dfm_v3_len(u), eps = DFM_DC_FRICTION_SPEED * h;
+        float phi = ul > eps ? 1.0f / ul : (2.0f - ul / eps) / eps;
+        t->u = u;
+        t->c = s->mu * (-dE) * phi;
+        t->on = 2;
+    }
+}
+
+/// dfm_dc_pair_force's force on corner `corner` added to f, from the pair's terms.
+static inline dfm_v3 add_corner(dfm_v3 f, const dfm_cpu_dc_terms* t, int corner) {
+    if (!t->on) return f;
+    const float wc = t->w[corner];
+    f = dfm_v3_madd(f, t->n, t->m_dE * wc);
+    if (t->on == 2) f = dfm_v3_madd(f, t->u, -t->c * wc);
+    return f;
+}
+
 void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_contact_view* c,
                              const float* node_friction, const int32_t* particle_body, const int32_t* body_offsets,
-                             int32_t body_count) {
+                             int32_t body_count, const float* need_in) {
+    if (s->pair_count == 0) { /* no pair: every pair force is zero, and no balance changes one */
+        memset(s->final_force, 0, sizeof(float) * 3 * (size_t)v->particle_count);
+        return;
+    }
+    /* each pair's terms at the final iterate once, for its 4 corners in steps 3 and 6 */
+    if (s->simd) /* W pairs at a time, the same bits */
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs, s->pair_count, v->x, v->d, s->radius, s->ke, s->mu, v->h, NULL,
+                               s->terms);
+    else
+        for (int32_t p = 0; p < s->pair_count; ++p) pair_terms(s, s->pairs + p, v->x, v->d, v->h, s->terms + p);
     dfm_cpu_dc_body* B = s->body_work;
     /* 1. per body: pinned (a pinned or kinematic vertex), its momentum need (the contact force its
        motion needs, summed over its dynamic particles) and its shape contacts' force R and
@@ -340,7 +409,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
                 B[b].pinned = 1;
                 continue;
             }
-            const dfm_v3 nd = dfm_vbd_particle_need(v, i);
+            const dfm_v3 nd = need_in ? dfm_v3_load(need_in + 3 * i) : dfm_vbd_particle_need(v, i);
             B[b].need[0] += nd.x;
             B[b].need[1] += nd.y;
             B[b].need[2] += nd.z;
@@ -386,9 +455,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
             const int32_t bi = particle_body[i];
             for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) {
                 const int32_t item = s->items[k], p = item >> 2, corner = item & 3;
-                dfm_v3 fp = dfm_v3_zero();
-                dfm_m33 H = dfm_m33_zero();
-                dfm_dc_pair_force(s->pairs + p, v->x, v->d, s->radius, s->ke, s->mu, v->h, corner, &fp, &H);
+                const dfm_v3 fp = add_corner(dfm_v3_zero(), s->terms + p, corner); /* dfm_dc_pair_force's */
                 f = dfm_v3_add(f, fp);
                 int32_t a, b;
                 pair_bodies(s->pairs + p, particle_body, &a, &b);
@@ -475,9 +542,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
             const dfm_cpu_dc_edge* E = s->edge_work + edge_index(s->cand, ne, a < b ? a : b, a < b ? b : a);
             const double side = bi == E->hi ? E->s_hi : E->s_lo, sign = bi == E->hi ? 1.0 : -1.0;
             if (!(E->c > 0.0) || !(side > 0.0)) continue;
-            dfm_v3 fp = dfm_v3_zero();
-            dfm_m33 H = dfm_m33_zero();
-            dfm_dc_pair_force(s->pairs + p, v->x, v->d, s->radius, s->ke, s->mu, v->h, corner, &fp, &H);
+            const dfm_v3 fp = add_corner(dfm_v3_zero(), s->terms + p, corner);
             const double share = sign * (double)dfm_v3_len(fp) / side;
             f.x += (float)(share * E->delta[0]);
             f.y += (float)(share * E->delta[1]);

@@ -18,6 +18,8 @@
 extern "C" {
 #endif
 
+struct dfm_cpu_simd;
+
 /// Sub-colours per colour with a free choice; particles whose pair partners of their colour hold
 /// all of them go to sub-colour DFM_DC_SUBCOLORS, which is solved serially.
 #define DFM_DC_SUBCOLORS 64
@@ -44,6 +46,19 @@ typedef struct dfm_cpu_dc_edge {
     double c;          ///< Conductance (s_lo + s_hi) / 2 (N per unit potential); 0: not touching.
     double delta[3];   ///< Change of the force on hi (N, world frame; -delta on lo).
 } dfm_cpu_dc_edge;
+
+/// One pair's terms at the final iterate (dfm_cpu_dc_final_forces): what dfm_dc_pair_force adds
+/// to a corner's force, kept once per pair so that its 4 corners, twice each, reuse them (the
+/// same operands, so the same bits as calling it per corner).
+typedef struct dfm_cpu_dc_terms {
+    dfm_v3 n;     ///< Normal.
+    dfm_v3 u;     ///< Tangential relative displacement (friction).
+    float w[4];   ///< Stencil weights.
+    float m_dE;   ///< -E'(d).
+    float c;      ///< Friction factor mu (-E') f1(|u|)/|u|.
+    int32_t on;   ///< 1: d < radius (a force); 2: and friction.
+    int32_t pad_; ///< Padding.
+} dfm_cpu_dc_terms;
 
 /// Deformable contact work of one world (buffers owned by plugin/deform_contacts.c, sized at
 /// prepare time) and the figures of the last advance.
@@ -72,7 +87,12 @@ typedef struct dfm_cpu_dc {
     dfm_cpu_dc_body* body_work; ///< Scratch, 1 per body (dfm_cpu_dc_final_forces).
     dfm_cpu_dc_edge* edge_work; ///< Scratch, min(candidate_capacity, bodies choose 2) + 1 body pairs.
     double* solve_work;         ///< Scratch, 16 per body: the potentials' conjugate-gradient vectors.
-    float radius, ke, mu;       ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    float* pair_dist;           ///< Scratch, candidate_capacity: each pair's distance at x_prev (narrow phase), m.
+    dfm_cpu_dc_terms* terms;    ///< Scratch, candidate_capacity: each pair's terms at the final iterate.
+    float* need;                ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
+    int32_t pairable;           ///< 0: the filters let no two primitives pair (detection skips the trees).
+    const struct dfm_cpu_simd* simd; ///< The advance's lanes (vbd_simd.h; NULL: scalar) for the pair batches.
+    float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* outputs of the last advance */
     int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
     int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).
@@ -92,7 +112,8 @@ typedef struct dfm_cpu_dc {
 /// advance's bound on total motion, DFM_DC_BOUND_FRACTION of it, exceeds every inertial motion),
 /// trees built over x_prev, candidates, pairs, lists; then the initial guess of every dynamic
 /// surface particle is bounded like a step from x_prev (d and x rewritten). Serial and in a fixed
-/// order: the same pairs for any thread count.
+/// order: the same pairs for any thread count. With `pairable` 0 the trees are neither built nor
+/// queried (they would find nothing); the rest runs as with no candidates.
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                        const int32_t* color_particles, const int32_t* particle_color);
 
@@ -137,14 +158,17 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
 /// and the system is solved again (at most 4 rounds). Pairs inside one
 /// body, between pinned bodies, and in components without a pin or a loaded shape keep their raw
 /// forces. Serial, in a fixed order. c: the shape contact view (NULL: none); node_friction: the
-/// Coulomb projection's node forces (NULL: none). The earlier version scaled every pair of an
+/// Coulomb projection's node forces (NULL: none). `need_in` (NULL: computed here) is every
+/// particle's dfm_vbd_particle_need at the final iterate, 3 floats per particle (the lanes':
+/// bitwise). Each pair's terms are evaluated once (s->terms) and reused for its 4 corners in both
+/// passes; without pairs the forces are zero and nothing else runs. The earlier version scaled every pair of an
 /// "unsupported" body (no pin, no shape record) by one factor along its sum: exact for one body
 /// on a support, but the middle of three cubes scaled its lower interface by its own net (the
 /// ground read 83% of the weights, issue 16 sample 11), and a cloth on a cloth with shape records
 /// in the margin but no force kept 14x its weight unbalanced (the box read 5.5x the weights).
 void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_contact_view* c,
                              const float* node_friction, const int32_t* particle_body, const int32_t* body_offsets,
-                             int32_t body_count);
+                             int32_t body_count, const float* need_in);
 
 #ifdef __cplusplus
 }

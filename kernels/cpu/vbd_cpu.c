@@ -4,8 +4,9 @@
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — colors are the levels; all particles of one color are
 ///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
-///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence. A color forks onto the workers only from
-///   DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
+///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence, each
+///   in the lanes like a color (vbd_simd.h), the last (serial) one scalar. A color forks onto
+///   the workers only from DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
 ///   per-particle independent loops.
@@ -31,8 +32,7 @@
 
 /// The contact part of particle i's local system: its gathered records, or the legacy scatter's
 /// accumulators; zero without contacts.
-static inline void contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f,
-                                 dfm_m33* H) {
+void dfm_cpu_contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H) {
     *f = dfm_v3_zero();
     *H = dfm_m33_zero();
     if (cc && cc->gather) {
@@ -48,14 +48,30 @@ void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc
                             dfm_m33* H_out) {
     dfm_v3 f;
     dfm_m33 H;
-    contact_terms(view, cc, i, &f, &H);
+    dfm_cpu_contact_terms(view, cc, i, &f, &H);
     dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
 }
 
-/// Solves particle i of a color with its contact force/Hessian (dfm_vbd_solve_particle's stages);
-/// with deformable contact (dc not NULL), adds the force and Hessian of its pairs (at the live
-/// iterate) and bounds its step (kernels/shared/deform_contact.h).
-static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i) {
+float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i,
+                                dfm_v3* f_out, dfm_m33* H_out) {
+    dfm_v3 f;
+    dfm_m33 H;
+    dfm_cpu_contact_terms(view, cc, i, &f, &H);
+    const float gap = dfm_dc_gather(&dc->view, view->x, view->d, view->h, i, &f, &H);
+    dfm_vbd_particle_base(view, i, f, H, f_out, H_out);
+    return gap;
+}
+
+void dfm_cpu_dc_bound_particle(const dfm_vbd_view* view, const dfm_cpu_dc* dc, int32_t i, dfm_v3 d_old, float gap) {
+    const dfm_v3 d_new = dfm_v3_load(view->d + 3 * i);
+    const dfm_v3 b = dfm_dc_bound_step(d_old, d_new, gap, dc->view.total_bound);
+    if (b.x != d_new.x || b.y != d_new.y || b.z != d_new.z) {
+        dfm_v3_store(b, view->d + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(view->x_prev + 3 * i), b), view->x + 3 * i);
+    }
+}
+
+void dfm_cpu_solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i) {
     if (view->mode[i] != 0) return;
     dfm_v3 f;
     dfm_m33 H;
@@ -65,16 +81,10 @@ static inline void solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* c
         dfm_vbd_particle_newton(view, i, f, H);
         return;
     }
-    contact_terms(view, cc, i, &f, &H);
-    const float gap = dfm_dc_gather(&dc->view, view->x, view->d, view->h, i, &f, &H);
+    const float gap = dfm_cpu_particle_start_dc(view, cc, dc, i, &f, &H);
     const dfm_v3 d_old = dfm_v3_load(view->d + 3 * i);
-    if (!dfm_vbd_solve_particle(view, i, f, H)) return;
-    const dfm_v3 d_new = dfm_v3_load(view->d + 3 * i);
-    const dfm_v3 b = dfm_dc_bound_step(d_old, d_new, gap, dc->view.total_bound);
-    if (b.x != d_new.x || b.y != d_new.y || b.z != d_new.z) {
-        dfm_v3_store(b, view->d + 3 * i);
-        dfm_v3_store(dfm_v3_add(dfm_v3_load(view->x_prev + 3 * i), b), view->x + 3 * i);
-    }
+    dfm_vbd_accumulate_elements(view, i, &f, &H);
+    if (dfm_vbd_particle_newton(view, i, f, H)) dfm_cpu_dc_bound_particle(view, dc, i, d_old, gap);
 }
 
 /// A color's particles for solve_range.
@@ -88,16 +98,22 @@ typedef struct solve_ctx {
 /// Solves the color's particles [begin, end).
 static void solve_range(void* p, int32_t begin, int32_t end) {
     const solve_ctx* s = (const solve_ctx*)p;
-    for (int32_t k = begin; k < end; ++k) solve_one(s->view, s->cc, s->dc, s->particles[k]);
+    for (int32_t k = begin; k < end; ++k) dfm_cpu_solve_one(s->view, s->cc, s->dc, s->particles[k]);
 }
 
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
-/// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN).
+/// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN). With deformable contact, [begin, end) is
+/// sub-colour `sub` of colour c (dc->sub_particles): in the lanes when there are lanes and the
+/// sub-colour is not the serial one (its particles are independent, like a colour's).
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
                         const int32_t* color_particles, int32_t begin, int32_t end, int nt, const dfm_cpu_simd* simd,
-                        int32_t c) {
+                        int32_t c, int sub) {
     if (simd && !dc) {
         dfm_cpu_simd_solve_color(simd, view, cc, c, nt);
+        return;
+    }
+    if (simd && sub < DFM_DC_SUBCOLORS) {
+        dfm_cpu_simd_solve_color_dc(simd, view, cc, dc, c, sub, end - begin, nt);
         return;
     }
     solve_ctx s = {view, cc, dc, color_particles + begin};
@@ -222,7 +238,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #endif
         for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
     }
-    if (dc) /* pairs at x_prev, sub-colours; bounds the initial guess */
+    if (dc) dc->simd = simd; /* the pair batches of detection and final forces */
+    if (dc)                  /* pairs at x_prev, sub-colours; bounds the initial guess */
         dfm_cpu_dc_detect(dc, view, color_count, color_offsets, color_particles, dc->particle_color);
 
     if (bodies) body_record_offsets(cc ? cc->view : NULL, bodies);
@@ -232,16 +249,17 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
             const int32_t begin = color_offsets[c], end = color_offsets[c + 1];
             if (cc && !cc->gather) dfm_cpu_contacts_scatter_color(cc, view->d, view->h, color_particles, begin, end, c);
             if (!dc) {
-                solve_color(view, cc, NULL, color_particles, begin, end, nt, simd, c);
+                solve_color(view, cc, NULL, color_particles, begin, end, nt, simd, c, 0);
                 continue;
             }
             /* sub-colour after sub-colour: no pair inside one; the last one (partners held every
-               free sub-colour) serially; the scalar path (the lanes do not gather pairs) */
+               free sub-colour) serially on the scalar path, the others in the lanes (which gather
+               the pairs in their per-lane scalar start) */
             const int32_t* off = dc->sub_offsets + (size_t)c * DFM_DC_SUBCOLOR_SLOTS;
             for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub)
                 if (off[sub + 1] > off[sub])
                     solve_color(view, cc, dc, dc->sub_particles, off[sub], off[sub + 1],
-                                sub == DFM_DC_SUBCOLORS ? 1 : nt, NULL, c);
+                                sub == DFM_DC_SUBCOLORS ? 1 : nt, simd, c, sub);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
@@ -250,9 +268,15 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         cc->simd = simd;
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
-        if (dc)
+        if (dc) {
+            const float* need = NULL; /* the lanes' dfm_vbd_particle_need (bitwise), when there are pairs */
+            if (simd && dc->need && dc->pair_count > 0) {
+                dfm_cpu_simd_need(simd, view, dc->need, nt);
+                need = dc->need;
+            }
             dfm_cpu_dc_final_forces(dc, view, cc->view, cc->node_friction, cc->particle_body, cc->body_offsets,
-                                    cc->body_count);
+                                    cc->body_count, need);
+        }
         cc->deform_force = dc ? dc->final_force : NULL;
         dfm_cpu_contacts_finalize(cc, view);
     }

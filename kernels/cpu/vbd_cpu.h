@@ -40,7 +40,8 @@ typedef struct dfm_cpu_body_solve {
 /// (NULL = off) adds the body-level translation solve after every sweep. `simd` (NULL = the scalar
 /// path) solves each color W particles at a time from its layout (vbd_simd.h; bitwise the same).
 /// `deform` (NULL = off) adds deformable-deformable contact: pairs detected after predict, their
-/// forces in each particle's solve, its step bounded (deform_contact_cpu.h; the scalar path).
+/// forces in each particle's solve, its step bounded (deform_contact_cpu.h); each colour solved
+/// sub-colour after sub-colour, in the lanes when `simd` is given (bitwise the scalar path).
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies,
@@ -50,6 +51,26 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, i
 /// or the scatter accumulators; none without contacts) plus inertia and drag
 /// (dfm_vbd_particle_base). Shared by the scalar solve and the lane kernels (vbd_simd_lanes.h).
 void dfm_cpu_particle_start(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H);
+
+/// The contact part of particle i's start: its gathered records, or the scatter's accumulators;
+/// zero without contacts (dfm_cpu_particle_start less inertia and drag).
+void dfm_cpu_contact_terms(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, int32_t i, dfm_v3* f, dfm_m33* H);
+
+/// dfm_cpu_particle_start for a surface particle of a world with deformable contact: its contact
+/// terms, then its pairs' force/Hessian at the live iterate (dfm_dc_gather), then inertia and
+/// drag. Returns the smallest gap over its pairs (the displacement bound's input). The scalar
+/// solve's start; the lane kernels do the same with the pairs in lanes (vbd_simd_lanes.h
+/// lane_pairs, bitwise this).
+float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i,
+                                dfm_v3* f, dfm_m33* H);
+
+/// The displacement bound of surface particle i after its Newton step moved it from d_old
+/// (dfm_dc_bound_step with the pairs' smallest gap; d and x rewritten when it binds).
+void dfm_cpu_dc_bound_particle(const dfm_vbd_view* view, const dfm_cpu_dc* dc, int32_t i, dfm_v3 d_old, float gap);
+
+/// The scalar solve of particle i (dynamic only): start (with its pairs when dc is not NULL and i
+/// is a surface particle), elements, Newton step, bound. The reference the lanes match bitwise.
+void dfm_cpu_solve_one(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc, int32_t i);
 
 /// Fills the view's per-element coefficient arrays (kernels/shared/vbd_coef.h) for the substep
 /// view->h: tri_count triangles, view->edge_count hinges, tet_count tets. Once per step (h and the

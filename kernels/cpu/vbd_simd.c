@@ -57,12 +57,21 @@ typedef struct simd_ctx {
     const dfm_vbd_view* view;
     const struct dfm_cpu_contacts* cc;
     int32_t g0;
+    const struct dfm_cpu_dc* dc; ///< NULL, or deformable contact: only sub-colour `sub`'s lanes.
+    int sub;
 } simd_ctx;
 
 /// Solves the color's lane groups g0 + [begin, end).
 static void simd_range(void* p, int32_t begin, int32_t end) {
     const simd_ctx* s = (const simd_ctx*)p;
-    if (s->simd->width == DFM_CPU_SIMD_AVX2_FMA)
+    if (s->dc) {
+        if (s->simd->width == DFM_CPU_SIMD_AVX2_FMA)
+            dfm_cpu_simd8f_solve_dc(s->simd->layout, s->view, s->cc, s->dc, s->sub, s->g0 + begin, s->g0 + end);
+        else if (s->simd->width == 8)
+            dfm_cpu_simd8_solve_dc(s->simd->layout, s->view, s->cc, s->dc, s->sub, s->g0 + begin, s->g0 + end);
+        else
+            dfm_cpu_simd4_solve_dc(s->simd->layout, s->view, s->cc, s->dc, s->sub, s->g0 + begin, s->g0 + end);
+    } else if (s->simd->width == DFM_CPU_SIMD_AVX2_FMA)
         dfm_cpu_simd8f_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
     else if (s->simd->width == 8)
         dfm_cpu_simd8_solve(s->simd->layout, s->view, s->cc, s->g0 + begin, s->g0 + end);
@@ -77,13 +86,35 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
     int32_t g0, g1;
     const int32_t n = simd->width == 4 ? dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1)
                                        : dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1); /* same layout for 8f */
-    simd_ctx s = {simd, view, cc, g0};
+    simd_ctx s = {simd, view, cc, g0, NULL, 0};
     dfm_cpu_run(dfm_cpu_forks(nt, n, DFM_CPU_SOLVE_PARALLEL_MIN), nt, g1 - g0, simd_range, &s);
 #else
     (void)simd;
     (void)view;
     (void)cc;
     (void)c;
+    (void)nt;
+#endif
+}
+
+void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                                 const struct dfm_cpu_dc* dc, int32_t c, int sub, int32_t count, int nt) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    int32_t g0, g1;
+    if (simd->width == 4)
+        dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1);
+    else
+        dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1); /* same layout for 8f */
+    simd_ctx s = {simd, view, cc, g0, dc, sub};
+    dfm_cpu_run(dfm_cpu_forks(nt, count, DFM_CPU_SOLVE_PARALLEL_MIN), nt, g1 - g0, simd_range, &s);
+#else
+    (void)simd;
+    (void)view;
+    (void)cc;
+    (void)dc;
+    (void)c;
+    (void)sub;
+    (void)count;
     (void)nt;
 #endif
 }
@@ -118,5 +149,30 @@ void dfm_cpu_simd_need(const dfm_cpu_simd* simd, const dfm_vbd_view* view, float
     (void)view;
     (void)out;
     (void)nt;
+#endif
+}
+
+void dfm_cpu_simd_pair_eval(const dfm_cpu_simd* simd, const struct dfm_dc_pair* pairs, int32_t count, const float* x,
+                            const float* dx, float radius, float k, float mu, float h, float* dist,
+                            struct dfm_cpu_dc_terms* terms) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    if (simd->width == DFM_CPU_SIMD_AVX2_FMA)
+        dfm_cpu_simd8f_pair_eval(pairs, count, x, dx, radius, k, mu, h, dist, terms);
+    else if (simd->width == 8)
+        dfm_cpu_simd8_pair_eval(pairs, count, x, dx, radius, k, mu, h, dist, terms);
+    else
+        dfm_cpu_simd4_pair_eval(pairs, count, x, dx, radius, k, mu, h, dist, terms);
+#else
+    (void)simd;
+    (void)pairs;
+    (void)count;
+    (void)x;
+    (void)dx;
+    (void)radius;
+    (void)k;
+    (void)mu;
+    (void)h;
+    (void)dist;
+    (void)terms;
 #endif
 }

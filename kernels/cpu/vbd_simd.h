@@ -17,6 +17,9 @@
 #include "vbd_view.h"
 
 struct dfm_cpu_contacts;
+struct dfm_cpu_dc;
+struct dfm_dc_pair;
+struct dfm_cpu_dc_terms;
 
 /// dfm_cpu_simd.width of the AVX2 lanes with FMA contraction (8 lanes; vbd_simd_avx2fma.c).
 #define DFM_CPU_SIMD_AVX2_FMA 9
@@ -45,6 +48,22 @@ size_t dfm_cpu_simd_fill(int width, const dfm_vbd_view* view, int32_t color_coun
 void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
                               int32_t c, int nt);
 
+/// Solves sub-colour `sub` (< DFM_DC_SUBCOLORS, deform_contact_cpu.h) of color c from the layout:
+/// the lane groups of the color with the sub-colour's particles as active lanes (a group with
+/// fewer than 2 of them runs them on the scalar path), the pairs gathered in each lane's scalar
+/// start (dfm_cpu_particle_start_dc) and the step bounded after its Newton step, so bitwise the
+/// scalar solve_one. `count` (the sub-colour's particles) decides the fork as on the scalar path.
+void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                                 const struct dfm_cpu_dc* dc, int32_t c, int sub, int32_t count, int nt);
+
+/// A batch of deformable pairs, W at a time, bitwise the scalar functions: each pair's distance at
+/// x (dfm_dc_pair_stencil's length) into dist[k] when dist is not NULL, and its terms
+/// (deform_contact_cpu.h dfm_cpu_dc_terms: dfm_dc_pair_force's up to the corner weight, friction on
+/// dx) into terms[k] when terms is not NULL.
+void dfm_cpu_simd_pair_eval(const dfm_cpu_simd* simd, const struct dfm_dc_pair* pairs, int32_t count, const float* x,
+                            const float* dx, float radius, float k, float mu, float h, float* dist,
+                            struct dfm_cpu_dc_terms* terms);
+
 /// The width-specific entry points (vbd_simd_sse2.c, vbd_simd_avx2.c).
 size_t dfm_cpu_simd4_fill(const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
                           const int32_t* color_particles, void* buf, size_t cap);
@@ -64,6 +83,21 @@ void dfm_cpu_simd8f_solve(const void* layout, const dfm_vbd_view* view, const st
 void dfm_cpu_simd8f_need(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out);
 void dfm_cpu_simd8_solve(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
                          int32_t g1);
+/// Solves sub-colour sub's particles of lane groups [g0, g1) (dfm_cpu_simd_solve_color_dc).
+void dfm_cpu_simd4_solve_dc(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                            const struct dfm_cpu_dc* dc, int sub, int32_t g0, int32_t g1);
+void dfm_cpu_simd8_solve_dc(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                            const struct dfm_cpu_dc* dc, int sub, int32_t g0, int32_t g1);
+void dfm_cpu_simd8f_solve_dc(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                             const struct dfm_cpu_dc* dc, int sub, int32_t g0, int32_t g1);
+
+/// dfm_cpu_simd_pair_eval per width.
+void dfm_cpu_simd4_pair_eval(const struct dfm_dc_pair* pairs, int32_t count, const float* x, const float* dx,
+                             float radius, float k, float mu, float h, float* dist, struct dfm_cpu_dc_terms* terms);
+void dfm_cpu_simd8_pair_eval(const struct dfm_dc_pair* pairs, int32_t count, const float* x, const float* dx,
+                             float radius, float k, float mu, float h, float* dist, struct dfm_cpu_dc_terms* terms);
+void dfm_cpu_simd8f_pair_eval(const struct dfm_dc_pair* pairs, int32_t count, const float* x, const float* dx,
+                              float radius, float k, float mu, float h, float* dist, struct dfm_cpu_dc_terms* terms);
 
 /// Every particle's dfm_vbd_particle_need (bitwise), W at a time: 3 floats at out + 3 i; forks over
 /// the lane groups from DFM_CPU_SOLVE_PARALLEL_MIN particles.

@@ -7,7 +7,11 @@
 /// (tests/cpu/test_cpu_simd_bitwise.c checks it). Branches become per-lane selects (a lane that
 /// the scalar code skips keeps its accumulators' bits, not even +0 is added), the hinge angle's
 /// atan2f is the libm call per active lane, and sqrt and division are the correctly rounded
-/// vector instructions.
+/// vector instructions. With deformable contact (issue 16) a colour runs sub-colour by
+/// sub-colour over its groups (the other particles inactive lanes), and each lane particle's
+/// pairs are evaluated W items at a time (lane_pairs: closest points, energy, friction of
+/// kernels/shared/deform_contact.h over lanes), their products added to the particle's
+/// accumulators item by item in list order, as the scalar gather adds them.
 ///
 /// Layout (P4), filled once per step by fill(): per color, its particles in lane groups of W
 /// (the last one padded with inactive lanes); per group, slot s of its triangle list holds each
@@ -607,46 +611,358 @@ static inline const group* layout_groups(const void* layout) {
     return (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
 }
 
-void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
-                          int32_t g1) {
+/* ---- deformable contact pairs over lanes (kernels/shared/deform_contact.h) ------------------- */
+
+/// dfm_fminf per lane: a when a < b or b is NaN, else b.
+static inline vf vmin(vf a, vf b) { return vsel((a < b) | (b != b), a, b); }
+/// dfm_fminf(dfm_fmaxf(t, 0), 1) per lane.
+static inline vf vclamp01(vf t) { return vmin(vmax(t, vsplat(0.0f)), vsplat(1.0f)); }
+
+/// dfm_dc_point_segment over lanes.
+static inline vf lane_point_segment(v3 p, v3 a, v3 b) {
+    v3 ab = v3_sub(b, a);
+    vf l2 = v3_dot(ab, ab);
+    vf t = v3_dot(v3_sub(p, a), ab) / l2;
+    return vsel(l2 > 0.0f, vclamp01(t), vsplat(0.0f));
+}
+
+/// dfm_dc_point_triangle over lanes: every region computed, the first one the scalar code returns
+/// from picked per lane (the same expressions, so the same bits).
+static inline void lane_point_triangle(v3 p, v3 a, v3 b, v3 c, vf bary[3]) {
+    v3 ab = v3_sub(b, a), ac = v3_sub(c, a), ap = v3_sub(p, a);
+    vf d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+    vf sc = vmax(v3_dot(ab, ab), v3_dot(ac, ac));
+    v3 cr = v3_cross(ab, ac);
+    vf area2 = v3_dot(cr, cr);
+    const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+    vi done = ~(area2 > 1e-12f * sc * sc); /* degenerate: best of the three edges */
+    vf b0 = one, b1 = zero, b2 = zero;
+    if (vany(done)) {
+        v3 e[3][2] = {{a, b}, {b, c}, {c, a}};
+        vf best = vsplat(3.0e38f), bb[3] = {one, zero, zero};
+        for (int k = 0; k < 3; ++k) {
+            vf t = lane_point_segment(p, e[k][0], e[k][1]);
+            v3 q = v3_madd(e[k][0], v3_sub(e[k][1], e[k][0]), t);
+            v3 pq = v3_sub(p, q);
+            vf d = v3_dot(pq, pq);
+            vi better = d < best;
+            best = vsel(better, d, best);
+            bb[k] = vsel(better, 1.0f - t, bb[k]);
+            bb[(k + 1) % 3] = vsel(better, t, bb[(k + 1) % 3]);
+            bb[(k + 2) % 3] = vsel(better, zero, bb[(k + 2) % 3]);
+        }
+        b0 = vsel(done, bb[0], b0);
+        b1 = vsel(done, bb[1], b1);
+        b2 = vsel(done, bb[2], b2);
+    }
+    vi r = ~done & (d1 <= 0.0f) & (d2 <= 0.0f); /* vertex a: (1, 0, 0), already there */
+    done |= r;
+    v3 bp = v3_sub(p, b);
+    vf d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+    r = ~done & (d3 >= 0.0f) & (d4 <= d3);
+    b0 = vsel(r, zero, b0), b1 = vsel(r, one, b1), b2 = vsel(r, zero, b2);
+    done |= r;
+    vf vc = d1 * d4 - d3 * d2;
+    r = ~done & (vc <= 0.0f) & (d1 >= 0.0f) & (d3 <= 0.0f);
+    vf v = d1 / (d1 - d3);
+    b0 = vsel(r, 1.0f - v, b0), b1 = vsel(r, v, b1), b2 = vsel(r, zero, b2);
+    done |= r;
+    v3 cp = v3_sub(p, c);
+    vf d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+    r = ~done & (d6 >= 0.0f) & (d5 <= d6);
+    b0 = vsel(r, zero, b0), b1 = vsel(r, zero, b1), b2 = vsel(r, one, b2);
+    done |= r;
+    vf vb = d5 * d2 - d1 * d6;
+    r = ~done & (vb <= 0.0f) & (d2 >= 0.0f) & (d6 <= 0.0f);
+    vf w = d2 / (d2 - d6);
+    b0 = vsel(r, 1.0f - w, b0), b1 = vsel(r, zero, b1), b2 = vsel(r, w, b2);
+    done |= r;
+    vf va = d3 * d6 - d5 * d4;
+    r = ~done & (va <= 0.0f) & ((d4 - d3) >= 0.0f) & ((d5 - d6) >= 0.0f);
+    w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    b0 = vsel(r, zero, b0), b1 = vsel(r, 1.0f - w, b1), b2 = vsel(r, w, b2);
+    done |= r;
+    vf denom = 1.0f / (va + vb + vc);
+    v = vb * denom, w = vc * denom;
+    b0 = vsel(done, b0, 1.0f - v - w), b1 = vsel(done, b1, v), b2 = vsel(done, b2, w);
+    bary[0] = b0, bary[1] = b1, bary[2] = b2;
+}
+
+/// dfm_dc_edge_edge over lanes (every case computed, the scalar one picked per lane).
+static inline void lane_edge_edge(v3 p0, v3 p1, v3 q0, v3 q1, vf* s_out, vf* t_out) {
+    v3 d1 = v3_sub(p1, p0), d2 = v3_sub(q1, q0), r = v3_sub(p0, q0);
+    vf a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r);
+    const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+    vi ap = a > 0.0f, ep = e > 0.0f;
+    vf c = v3_dot(d1, r);
+    /* both positive */
+    vf b = v3_dot(d1, d2), denom = a * e - b * b;
+    vf s = vsel(denom > 1e-6f * a * e, vclamp01((b * f - c * e) / denom), zero);
+    vf t = (b * s + f) / e;
+    vi lo = t < 0.0f, hi = ~lo & (t > 1.0f);
+    s = vsel(lo, vclamp01(-c / a), vsel(hi, vclamp01((b - c) / a), s));
+    t = vsel(lo, zero, vsel(hi, one, t));
+    /* a > 0, e not: t = 0; a not, e > 0: s = 0; neither: 0, 0 */
+    s = vsel(ap & ~ep, vclamp01(-c / a), s);
+    t = vsel(ap & ~ep, zero, t);
+    s = vsel(~ap & ep, zero, s);
+    t = vsel(~ap & ep, vclamp01(f / e), t);
+    s = vsel(~ap & ~ep, zero, s);
+    t = vsel(~ap & ~ep, zero, t);
+    *s_out = s;
+    *t_out = t;
+}
+
+/// dfm_dc_pair_stencil over lanes: the W pairs' vertices (float offsets idx, kinds), their
+/// positions p, weights w and gap vector r.
+static inline void lane_stencil(const float* x_, int32_t idx[4][W], const int32_t kind[W], v3 p[4], vf w[4],
+                                v3* r_out) {
+    for (int j = 0; j < 4; ++j) p[j] = v3_gather(x_, vldi(idx[j]));
+    const vi vt = vldi(kind) == DFM_DC_VERTEX_TRIANGLE;
+    const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+    w[0] = one, w[1] = zero, w[2] = zero, w[3] = zero;
+    if (vany(vt)) {
+        vf bary[3];
+        lane_point_triangle(p[0], p[1], p[2], p[3], bary);
+        w[1] = -bary[0], w[2] = -bary[1], w[3] = -bary[2];
+    }
+    if (vany(~vt)) {
+        vf es, et;
+        lane_edge_edge(p[0], p[1], p[2], p[3], &es, &et);
+        w[0] = vsel(vt, w[0], 1.0f - es);
+        w[1] = vsel(vt, w[1], es);
+        w[2] = vsel(vt, w[2], -(1.0f - et));
+        w[3] = vsel(vt, w[3], -et);
+    }
+    v3 r = {zero, zero, zero};
+    for (int j = 0; j < 4; ++j) r = v3_madd(r, p[j], w[j]);
+    *r_out = r;
+}
+
+/// Particle i's pairs (dfm_dc_gather at the live iterate) added to *f, *H, W items at a time: each
+/// item's terms in the lanes (dfm_dc_pair_force's expressions up to its products), then added to
+/// the accumulators item after item in list order, so the sums are the scalar ones bit for bit.
+/// Returns the smallest gap.
+static inline float lane_pairs(const dfm_vbd_view* view, const dfm_dc_view* c, int32_t i, dfm_v3* f, dfm_m33* H) {
+    float gap = 3.0e38f;
+    const float* x_ = view->x;
+    const float* dx_ = view->d;
+    const float radius = c->radius, k = c->ke, mu = c->mu;
+    const int fric = dx_ && mu > 0.0f;
+    const float tau = 0.5f * radius, k2 = k * tau * tau;
+    const float smin = k2 / (DFM_DC_DMIN * DFM_DC_DMIN);
+    const float eps = DFM_DC_FRICTION_SPEED * view->h;
+    for (int32_t k0 = c->offsets[i]; k0 < c->offsets[i + 1]; k0 += W) {
+        const int32_t m = c->offsets[i + 1] - k0 < W ? c->offsets[i + 1] - k0 : W;
+        int32_t idx[4][W], corner[W], kind[W];
+        for (int l = 0; l < W; ++l) {
+            const int32_t item = c->items[k0 + (l < m ? l : 0)];
+            const dfm_dc_pair* pr = c->pairs + (item >> 2);
+            for (int j = 0; j < 4; ++j) idx[j][l] = 3 * pr->v[j];
+            corner[l] = item & 3;
+            kind[l] = pr->kind;
+        }
+        v3 p[4], r;
+        vf w[4];
+        lane_stencil(x_, idx, kind, p, w, &r);
+        const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+        const vf d = vsqrt(v3_dot(r, r));
+        const vi on = d < radius;
+        /* dfm_dc_energy_derivs */
+        const vi r1 = d >= tau, r2 = ~r1 & (d > DFM_DC_DMIN);
+        const vf dE = vsel(r1, -k * (radius - d), vsel(r2, -k2 / d, smin * (d - 2.0f * DFM_DC_DMIN)));
+        const vf d2E = vsel(r1, vsplat(k), vsel(r2, k2 / (d * d), vsplat(smin)));
+        /* dfm_dc_normal */
+        const vf inv = 1.0f / d;
+        const vi pos = d > 0.0f;
+        const v3 n = {vsel(pos, r.x * inv, zero), vsel(pos, r.y * inv, zero), vsel(pos, r.z * inv, one)};
+        vf wc = w[0];
+        const vi cv = vldi(corner);
+        wc = vsel(cv == 1, w[1], wc);
+        wc = vsel(cv == 2, w[2], wc);
+        wc = vsel(cv == 3, w[3], wc);
+        const vf s1 = -dE * wc, s2 = d2E * wc * wc;
+        const v3 fa = v3_scale(n, s1);
+        const vf nn[3] = {n.x, n.y, n.z};
+        vf ha[3][3];
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) ha[a][b] = s2 * nn[a] * nn[b];
+        v3 fb = {zero, zero, zero};
+        vf hb[3][3];
+        if (fric) {
+            v3 D = {zero, zero, zero};
+            for (int j = 0; j < 4; ++j) D = v3_madd(D, v3_gather(dx_, vldi(idx[j])), w[j]);
+            const v3 u = v3_madd(D, n, -v3_dot(D, n));
+            const vf ul = vsqrt(v3_dot(u, u));
+            const vf phi = vsel(ul > eps, 1.0f / ul, (2.0f - ul / eps) / eps);
+            const vf cf = mu * (-dE) * phi;
+            fb = v3_scale(u, -cf * wc);
+            const vf s3 = cf * wc * wc;
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) hb[a][b] = ((a == b ? 1.0f : 0.0f) + -1.0f * nn[a] * nn[b]) * s3;
+        }
+        float dl[W], fal[3][W], fbl[3][W], hal[9][W], hbl[9][W];
+        vst(dl, d);
+        vst(fal[0], fa.x), vst(fal[1], fa.y), vst(fal[2], fa.z);
+        for (int q = 0; q < 9; ++q) vst(hal[q], ha[q / 3][q % 3]);
+        if (fric) {
+            vst(fbl[0], fb.x), vst(fbl[1], fb.y), vst(fbl[2], fb.z);
+            for (int q = 0; q < 9; ++q) vst(hbl[q], hb[q / 3][q % 3]);
+        }
+        const int onm = vmask(on);
+        for (int l = 0; l < m; ++l) {
+            if ((onm >> l) & 1) {
+                f->x += fal[0][l], f->y += fal[1][l], f->z += fal[2][l];
+                for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] += hal[q][l];
+                if (fric) {
+                    f->x += fbl[0][l], f->y += fbl[1][l], f->z += fbl[2][l];
+                    for (int q = 0; q < 9; ++q) H->m[q / 3][q % 3] += hbl[q][l];
+                }
+            }
+            gap = dfm_fminf(gap, dl[l]);
+        }
+    }
+    return gap;
+}
+
+void DFM_SIMD_NAME(pair_eval)(const dfm_dc_pair* pairs, int32_t count, const float* x_, const float* dx_, float radius,
+                              float k, float mu, float h, float* dist, dfm_cpu_dc_terms* terms) {
+    const int fric = dx_ && mu > 0.0f;
+    const float tau = 0.5f * radius, k2 = k * tau * tau;
+    const float smin = k2 / (DFM_DC_DMIN * DFM_DC_DMIN);
+    const float eps = DFM_DC_FRICTION_SPEED * h;
+    for (int32_t k0 = 0; k0 < count; k0 += W) {
+        const int32_t m = count - k0 < W ? count - k0 : W;
+        int32_t idx[4][W], kind[W];
+        for (int l = 0; l < W; ++l) {
+            const dfm_dc_pair* pr = pairs + k0 + (l < m ? l : 0);
+            for (int j = 0; j < 4; ++j) idx[j][l] = 3 * pr->v[j];
+            kind[l] = pr->kind;
+        }
+        v3 p[4], r;
+        vf w[4];
+        lane_stencil(x_, idx, kind, p, w, &r);
+        const vf d = vsqrt(v3_dot(r, r));
+        float dl[W];
+        vst(dl, d);
+        if (dist)
+            for (int l = 0; l < m; ++l) dist[k0 + l] = dl[l];
+        if (!terms) continue;
+        const vf zero = vsplat(0.0f), one = vsplat(1.0f);
+        const vi r1 = d >= tau, r2 = ~r1 & (d > DFM_DC_DMIN);
+        const vf dE = vsel(r1, -k * (radius - d), vsel(r2, -k2 / d, smin * (d - 2.0f * DFM_DC_DMIN)));
+        const vf inv = 1.0f / d;
+        const vi pos = d > 0.0f;
+        const v3 n = {vsel(pos, r.x * inv, zero), vsel(pos, r.y * inv, zero), vsel(pos, r.z * inv, one)};
+        v3 u = {zero, zero, zero};
+        vf cf = zero;
+        if (fric) {
+            v3 D = {zero, zero, zero};
+            for (int j = 0; j < 4; ++j) D = v3_madd(D, v3_gather(dx_, vldi(idx[j])), w[j]);
+            u = v3_madd(D, n, -v3_dot(D, n));
+            const vf ul = vsqrt(v3_dot(u, u));
+            const vf phi = vsel(ul > eps, 1.0f / ul, (2.0f - ul / eps) / eps);
+            cf = mu * (-dE) * phi;
+        }
+        float nl[3][W], ulw[3][W], wl[4][W], mdl[W], cl[W];
+        vst(nl[0], n.x), vst(nl[1], n.y), vst(nl[2], n.z);
+        vst(ulw[0], u.x), vst(ulw[1], u.y), vst(ulw[2], u.z);
+        for (int j = 0; j < 4; ++j) vst(wl[j], w[j]);
+        vst(mdl, -dE);
+        vst(cl, cf);
+        for (int l = 0; l < m; ++l) {
+            dfm_cpu_dc_terms* t = terms + k0 + l;
+            for (int j = 0; j < 4; ++j) t->w[j] = wl[j][l];
+            t->on = 0;
+            if (!(dl[l] < radius)) continue;
+            t->n = dfm_v3_make(nl[0][l], nl[1][l], nl[2][l]);
+            t->m_dE = mdl[l];
+            t->on = 1;
+            if (fric) {
+                t->u = dfm_v3_make(ulw[0][l], ulw[1][l], ulw[2][l]);
+                t->c = cl[l];
+                t->on = 2;
+            }
+        }
+    }
+}
+
+/// Fewest lanes of a group in the sub-colour for the lane kernels to run it (vbd_simd.h); with
+/// fewer, its particles take the scalar solve (the same bits, and cheaper: a lane group costs
+/// about two scalar particle solves, measured, docs/perf.md issue 16).
+#define DC_LANES_MIN 2
+
+/// Solves lane groups [g0, g1): every dynamic lane particle, or with deformable contact (dc not
+/// NULL) those of sub-colour `sub` (the others are inactive lanes: nothing of theirs is written).
+static inline __attribute__((always_inline)) void solve_groups(const void* layout, const dfm_vbd_view* view,
+                                                               const struct dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
+                                                               int sub, int32_t g0, int32_t g1) {
     const char* base = (const char*)layout;
     const group* groups = layout_groups(layout);
     for (int32_t g = g0; g < g1; ++g) {
         const group* gr = &groups[g];
-        /* Per lane, the scalar start: contact force/Hessian, inertia and drag (dfm_vbd_particle_base). */
-        float fl[3][W], Hl[9][W];
-        int any = 0;
+        int act[W], count = 0;
+        for (int l = 0; l < W; ++l) {
+            const int32_t p = gr->p[l];
+            act[l] = p >= 0 && view->mode[p] == 0 && (!dc || dc->sub_of[p] == sub);
+            count += act[l];
+        }
+        if (!count) continue;
+        if (dc && count < DC_LANES_MIN) {
+            for (int l = 0; l < W; ++l)
+                if (act[l]) dfm_cpu_solve_one(view, cc, dc, gr->p[l]);
+            continue;
+        }
+        /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
+           particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
+        float fl[3][W], Hl[9][W], gap[W];
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
             dfm_v3 fs = dfm_v3_zero();
             dfm_m33 Hm = dfm_m33_zero();
-            if (p >= 0 && view->mode[p] == 0) {
+            gap[l] = 0.0f;
+            if (act[l] && dc && dc->surface[p]) { /* dfm_cpu_particle_start_dc with the pairs in lanes */
+                dfm_v3 fc;
+                dfm_m33 Hc;
+                dfm_cpu_contact_terms(view, cc, p, &fc, &Hc);
+                gap[l] = lane_pairs(view, &dc->view, p, &fc, &Hc);
+                dfm_vbd_particle_base(view, p, fc, Hc, &fs, &Hm);
+            } else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
-                any = 1;
-            }
             fl[0][l] = fs.x;
             fl[1][l] = fs.y;
             fl[2][l] = fs.z;
             for (int q = 0; q < 9; ++q) Hl[q][l] = Hm.m[q / 3][q % 3];
         }
-        if (!any) continue;
         v3 f = {vld(fl[0]), vld(fl[1]), vld(fl[2])};
         m3 H;
         for (int q = 0; q < 9; ++q) H.m[q / 3][q % 3] = vld(Hl[q]);
         lane_elements(base, gr, view, &f, &H);
-        /* Per lane, the scalar Newton step (dfm_vbd_particle_newton). */
+        /* Per lane, the scalar Newton step (dfm_vbd_particle_newton), then the displacement bound. */
         vst(fl[0], f.x);
         vst(fl[1], f.y);
         vst(fl[2], f.z);
         for (int q = 0; q < 9; ++q) vst(Hl[q], H.m[q / 3][q % 3]);
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
-            if (p < 0 || view->mode[p] != 0) continue;
+            if (!act[l]) continue;
             dfm_m33 Hm;
             for (int q = 0; q < 9; ++q) Hm.m[q / 3][q % 3] = Hl[q][l];
-            dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm);
+            const dfm_v3 d_old = dfm_v3_load(view->d + 3 * p);
+            if (dfm_vbd_particle_newton(view, p, dfm_v3_make(fl[0][l], fl[1][l], fl[2][l]), Hm) && dc && dc->surface[p])
+                dfm_cpu_dc_bound_particle(view, dc, p, d_old, gap[l]);
         }
     }
+}
+
+void DFM_SIMD_NAME(solve)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc, int32_t g0,
+                          int32_t g1) {
+    solve_groups(layout, view, cc, NULL, 0, g0, g1);
+}
+
+void DFM_SIMD_NAME(solve_dc)(const void* layout, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
+                             const dfm_cpu_dc* dc, int sub, int32_t g0, int32_t g1) {
+    solve_groups(layout, view, cc, dc, sub, g0, g1);
 }
 
 void DFM_SIMD_NAME(need)(const void* layout, const dfm_vbd_view* view, int32_t g0, int32_t g1, float* out) {

@@ -1114,8 +1114,8 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
          * them (penalty update, body-level solve, host-body coupling: then one launch per
          * iteration). Deformable contact, which reads other bodies' positions and solves by
          * sub-colour, takes the per-color path (no body sweep). */
-        const int body_path =
-            b->sweep_ok && mode != SOLVE_SCATTERED && !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) && !deform;
+        const int body_path = b->sweep_ok && mode != SOLVE_SCATTERED && !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) &&
+                              !deform;
         const int sweep = body_path && b->body_sweep == 1;
         const int staged = body_path && b->body_sweep == 2 && b->sweep_shared_ok && b->sweep_features_ok;
         const int between = (contacts && d->penalty_beta > 0.0f) || body_solve || coupled;

@@ -8,19 +8,67 @@
 /// with FMA contraction (DFM_CPU_SIMD=avx2-fma) instead, which is a different arithmetic order:
 /// that run must differ (the CTest test_cpu_simd_fma_differs expects this program to fail, showing
 /// the check can fail), and it prints the largest position difference against the scalar path.
+/// Two more scenes have deformable contact on (world radius 5 mm; their particles with pairs take
+/// the lanes too, issue 16): the `fold` cloth of tests/physics/test_physics_deform_contact.c (11 x
+/// 16, folded onto itself 2 cm up, self-collision on: vertex-triangle and edge-edge pairs, the
+/// sub-colours and the displacement bound) and two soft cubes stacked on a box (tets with pairs);
+/// both are also run on 2 threads against the 1-thread scalar reference, and print an FNV-1a hash
+/// of the reference positions and reactions (to compare the scalar path across revisions by hand).
 #define _POSIX_C_SOURCE 200809L
 #include <dfm_scene_shape.h>
 
 #include "dfm_test.h"
+#include "dfm_test_shapes.h"
 
 #define STEPS 120
+/// Steps of the deformable-contact scenes (the fold's halves meet within ~5 steps).
+#define DC_STEPS 30
+/// Scenes: game cloth, soft cube, folded cloth, stacked cubes.
+#define SCENES 4
 
-/// Runs one scene with DFM_CPU_SIMD=mode and returns its positions (malloc'ed; *n particles).
-static float* run(const char* mode, int scene, int32_t* n) {
+/// Adds the folded cloth of the physics test's `fold` (self-collision on).
+static dfm_body_id add_fold(dfm_world* w) {
+    const int32_t nu = 11, half = 8, nv = 2 * half;
+    const float width = 0.3f, len = 0.2f, z0 = 0.006f, gap = 0.02f;
+    int32_t n = nu * nv, nt = 2 * (nu - 1) * (nv - 1);
+    float* pos = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    int32_t* tri = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)nt);
+    for (int32_t j = 0; j < nv; ++j)
+        for (int32_t i = 0; i < nu; ++i) {
+            float* p = pos + 3 * (j * nu + i);
+            p[0] = -0.5f * width + width * (float)i / (float)(nu - 1);
+            int32_t r = j < half ? j : nv - 1 - j;
+            p[1] = -0.5f * len + len * (float)r / (float)(half - 1);
+            p[2] = j < half ? z0 : z0 + gap;
+        }
+    int32_t k = 0;
+    for (int32_t j = 0; j + 1 < nv; ++j)
+        for (int32_t i = 0; i + 1 < nu; ++i) {
+            int32_t a = j * nu + i, b = a + 1, c = a + nu, d = c + 1;
+            tri[3 * k] = a, tri[3 * k + 1] = b, tri[3 * k + 2] = d, ++k;
+            tri[3 * k] = a, tri[3 * k + 1] = d, tri[3 * k + 2] = c, ++k;
+        }
+    dfm_cloth_def cd = dfm_cloth_def_default();
+    cd.positions = pos;
+    cd.vertex_count = n;
+    cd.triangles = tri;
+    cd.triangle_count = nt;
+    cd.self_collision = 1;
+    dfm_body_id id;
+    CHECK_OK(w, dfm_world_add_cloth(w, &cd, &id));
+    free(pos);
+    free(tri);
+    return id;
+}
+
+/// Runs one scene with DFM_CPU_SIMD=mode on `threads` threads and returns its positions
+/// (malloc'ed; *n particles).
+static float* run(const char* mode, int scene, int threads, int32_t* n) {
     setenv("DFM_CPU_SIMD", mode, 1);
     dfm_world_def def = dfm_world_def_default();
     def.backend = DFM_BACKEND_CPU;
-    def.cpu_threads = 1;
+    def.cpu_threads = threads;
+    if (scene >= 2) def.deformable_contact_radius = 0.005f;
     dfm_world* w = NULL;
     if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) return NULL;
     dfm_body_id body;
@@ -44,6 +92,25 @@ static float* run(const char* mode, int scene, int32_t* n) {
         states[1] = dfm_scene_state(0.05f, 0, 0, NULL);
         ns = 2;
         hz = 240.0f;
+    } else if (scene == 2 || scene == 3) {
+        if (scene == 2) {
+            body = add_fold(w);
+        } else {
+            const float H = 0.06f;
+            const float lo0[3] = {-0.03f, -0.03f, 0.0f}, hi0[3] = {0.03f, 0.03f, H};
+            const float lo1[3] = {-0.02f, -0.03f, H + 0.006f}, hi1[3] = {0.04f, 0.03f, 2 * H + 0.006f};
+            dfm_test_tets b0 = dfm_test_make_tet_box(5, lo0, hi0), b1 = dfm_test_make_tet_box(5, lo1, hi1);
+            dfm_volume_def vd = dfm_volume_def_default();
+            body = dfm_test_add_volume(w, &b0, vd);
+            body = dfm_test_add_volume(w, &b1, vd);
+            dfm_test_free_tets(&b0);
+            dfm_test_free_tets(&b1);
+        }
+        dfm_shape_def table = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
+        table.host_body = 1;
+        CHECK_OK(w, dfm_world_add_shape(w, &table, &shapes[0]));
+        states[0] = dfm_scene_state(0, 0, -0.05f, NULL);
+        ns = 1;
     } else {
         const float lo[3] = {-0.05f, -0.05f, 0.03f}, hi[3] = {0.05f, 0.05f, 0.13f};
         dfm_test_tets b = dfm_test_make_tet_box(5, lo, hi);
@@ -57,7 +124,7 @@ static float* run(const char* mode, int scene, int32_t* n) {
         ns = 1;
     }
     (void)body;
-    for (int s = 0; s < STEPS; ++s) {
+    for (int s = 0; s < (scene >= 2 ? DC_STEPS : STEPS); ++s) {
         CHECK_OK(w, dfm_world_set_shape_states(w, shapes, 0, states, 0, ns));
         CHECK_OK(w, dfm_world_step(w, 1.0f / hz));
     }
@@ -69,6 +136,9 @@ static float* run(const char* mode, int scene, int32_t* n) {
     CHECK_OK(w, dfm_world_get_positions(w, 0, st.particle_count, x, 0));
     float* rf = x + 3 * (size_t)st.particle_count;
     CHECK_OK(w, dfm_world_get_shape_reactions(w, shapes, ns, rf, rf + 6, 0));
+    if (scene >= 2 && !strcmp(mode, "scalar") && threads == 1)
+        printf("scene %d: %d deformable pairs in the last advance\n", scene, st.deformable_pairs);
+    if (scene >= 2) CHECK(st.deformable_pairs > 0, "scene %d: no deformable pairs (nothing compared)", scene);
     *n = st.particle_count;
     dfm_world_destroy(w);
     return x;
@@ -76,11 +146,15 @@ static float* run(const char* mode, int scene, int32_t* n) {
 
 int main(int argc, char** argv) {
     const int fma = argc > 1 && !strcmp(argv[1], "fma");
-    const char* names[2] = {"game-cloth 24x24", "soft cube"};
-    const char* modes[3] = {"sse2", "avx2", "avx2-fma"};
-    for (int scene = 0; scene < 2; ++scene) {
+    const char* names[SCENES] = {"game-cloth 24x24", "soft cube", "folded cloth, self-collision",
+                                 "stacked soft cubes, deformable contact"};
+    /* mode, threads: the lanes at both widths, then (deformable contact) the lanes on 2 threads */
+    const char* modes[4] = {"sse2", "avx2", "avx2", "avx2-fma"};
+    const int mode_threads[4] = {1, 1, 2, 1};
+    for (int scene = 0; scene < SCENES; ++scene) {
+        if (fma && scene >= 2) break;
         int32_t n0 = 0;
-        float* ref = run("scalar", scene, &n0);
+        float* ref = run("scalar", scene, 1, &n0);
         CHECK(ref != NULL, "world creation failed");
         if (!ref) continue;
         int finite = 1;
@@ -92,10 +166,14 @@ int main(int argc, char** argv) {
         CHECK(finite, "%s: non-finite positions", names[scene]);
         /* The scene must have reached its contacts (else the contact code paths were not compared). */
         const double touch = scene == 0 ? 0.01 : 0.025; /* table top + ~contact radius: 0 m, 0.02 m */
+        uint64_t hash = 1469598103934665603ull;         /* FNV-1a over the reference's bytes */
+        for (size_t b = 0; b < sizeof(float) * (3 * (size_t)n0 + 12); ++b) /* positions and reactions */
+            hash = (hash ^ ((const unsigned char*)ref)[b]) * 1099511628211ull;
+        printf("%s: scalar reference hash %016llx\n", names[scene], (unsigned long long)hash);
         CHECK(zmin < touch, "%s: lowest vertex at %.4f m, never reached the table", names[scene], zmin);
-        for (int m = fma ? 2 : 0; m < (fma ? 3 : 2); ++m) {
+        for (int m = fma ? 3 : 0; m < (fma ? 4 : (scene >= 2 ? 3 : 2)); ++m) {
             int32_t n1 = 0;
-            float* x = run(modes[m], scene, &n1);
+            float* x = run(modes[m], scene, mode_threads[m], &n1);
             CHECK(x && n1 == n0, "%s: %s run failed", names[scene], modes[m]);
             if (!x || n1 != n0) continue;
             double worst = 0.0;
@@ -105,8 +183,8 @@ int main(int argc, char** argv) {
                 worst = d > worst ? d : worst;
                 differ += memcmp(&x[i], &ref[i], sizeof(float)) != 0;
             }
-            printf("%s, %s vs scalar after %d steps: %d of %d coordinates differ, largest %.3g m\n", names[scene],
-                   modes[m], STEPS, differ, 3 * n0, worst);
+            printf("%s, %s on %d thread(s) vs scalar after %d steps: %d of %d coordinates differ, largest %.3g m\n",
+                   names[scene], modes[m], mode_threads[m], scene >= 2 ? DC_STEPS : STEPS, differ, 3 * n0, worst);
             CHECK(memcmp(x, ref, sizeof(float) * 3 * (size_t)n0) == 0, "%s: %s positions differ from the scalar path",
                   names[scene], modes[m]);
             CHECK(memcmp(x + 3 * n0, ref + 3 * n0, sizeof(float) * 12) == 0,

@@ -543,7 +543,7 @@ static int32_t self_crossings(const float* x, const int32_t* tri, int32_t nt) {
 /// into *crossing_step, -1 when none).
 static int32_t run_twist(int self_collision, int gravity, int32_t* crossing_step) {
     dfm_world_def def = dfm_world_def_default();
-    def.backend = DFM_BACKEND_CPU;
+    dfm_test_pick_backend(&def); /* the CPU unless DFM_TEST_BACKEND=cuda */
     def.deformable_contact_radius = k_radius;
     if (!gravity) def.gravity[2] = 0.0f;
     dfm_world* w = dfm_test_create(&def);
