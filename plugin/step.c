@@ -152,7 +152,8 @@ static dfm_result attach_rigid_broad(dfm_world* w, dfm_cpu_contacts* cc) {
         c->broad_logged = 2 * c->generation + on;
         dfm_log(w, DFM_LOG_INFO, "rigid broad phase: %s (%lld candidates per environment, threshold %lld%s)",
                 on ? "BVH over the shapes' AABBs" : "all pairs", (long long)per_env,
-                (long long)(threshold == INT64_MAX ? -1 : threshold), sorted ? "" : ", lists unsorted or early-out off");
+                (long long)(threshold == INT64_MAX ? -1 : threshold),
+                sorted ? "" : ", lists unsorted or early-out off");
     }
     if (!on) return DFM_OK;
     cc->broad = &c->broad;

@@ -37,13 +37,13 @@ typedef struct dfm_cpu_contacts {
     int32_t kind_counts[3];     ///< Out: particle, edge, face records of the advance.
     const struct dfm_cpu_host_solve* hosts; ///< Dynamic host bodies solved after every sweep (host_bodies_cpu.h);
                                             ///< NULL = none.
-    struct dfm_cpu_rigid_broad* broad;      ///< NULL (all-pairs detection), or the rigid broad phase (rigid_broad_cpu.h):
-                                            ///< every advance detects only the candidates it selects.
-    const int32_t* particle_env;            ///< With `broad`: environment of each particle.
-    int32_t env_count;                      ///< With `broad`: the world's environments.
-    int64_t generation;                     ///< With `broad`: the candidate lists' generation (dfm_contacts).
-    const struct dfm_cpu_simd* simd;        ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
-                                            ///< finalize's residual pass W particles at a time; NULL = scalar.
+    struct dfm_cpu_rigid_broad* broad; ///< NULL (all-pairs detection), or the rigid broad phase (rigid_broad_cpu.h):
+                                       ///< every advance detects only the candidates it selects.
+    const int32_t* particle_env;       ///< With `broad`: environment of each particle.
+    int32_t env_count;                 ///< With `broad`: the world's environments.
+    int64_t generation;                ///< With `broad`: the candidate lists' generation (dfm_contacts).
+    const struct dfm_cpu_simd* simd;   ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
+                                       ///< finalize's residual pass W particles at a time; NULL = scalar.
 } dfm_cpu_contacts;
 
 /// Detection over all candidates (serial, so records come out in candidate order).

@@ -32,7 +32,7 @@
 /// Default of the switch: the BVH selection runs when the candidate lists hold at least this many
 /// pairs per environment (all kinds together). Measured on the CPU (docs/perf.md, issue 16 slice
 /// 3: one 32 x 32 cloth over N boxes and spheres, user CPU time of detection).
-#define DFM_CPU_RIGID_BVH_MIN 24000
+#define DFM_CPU_RIGID_BVH_MIN 20000
 
 /// Name of the environment variable that overrides the switch: `auto` (the default threshold),
 /// `bvh` (always), `brute` (never: the all-pairs loop), or a non-negative integer threshold of

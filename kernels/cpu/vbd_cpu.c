@@ -198,8 +198,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.h = view->h;
         const int64_t candidates = dfm_contact_candidates_total(&cc->view->cand);
         dfm_cpu_rigid_broad* broad = cc->broad;
-        if (broad && dfm_cpu_rigid_broad_select(broad, cc->view, &in, cc->particle_env, cc->env_count,
-                                                cc->generation) == 0) {
+        if (broad &&
+            dfm_cpu_rigid_broad_select(broad, cc->view, &in, cc->particle_env, cc->env_count, cc->generation) == 0) {
             const int fork = cc->scratch && broad->selected_count >= DFM_CPU_DETECT_PARALLEL_MIN;
             dfm_cpu_contacts_detect_selected(cc->view, &in, broad->selected, broad->selected_count,
                                              fork ? cc->scratch : NULL, nt);

@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
         bi.body_count = 1;
         dfm_cpu_bvh ft;
         char err[256];
-        CHECK(dfm_cpu_bvh_init(&ft, nf, err, sizeof(err)) == DFM_OK && dfm_cpu_bvh_build(&ft, &bi, err, sizeof(err)) == DFM_OK,
+        CHECK(dfm_cpu_bvh_init(&ft, nf, err, sizeof(err)) == DFM_OK &&
+                  dfm_cpu_bvh_build(&ft, &bi, err, sizeof(err)) == DFM_OK,
               "feature tree: %s", err);
         float grow = 0.0f;
         for (int32_t i = 0; i < m->particle_count; ++i) {
