@@ -96,10 +96,7 @@ static int prepare(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, int32_t en
     b->prims = (dfm_bvh_prim*)malloc(((size_t)b->max_env_shapes + 1u) * sizeof(dfm_bvh_prim));
     b->bucket = (int32_t*)malloc(((size_t)ns + 2u) * sizeof(int32_t));
     b->pairs = (dfm_bvh_pair*)malloc(((size_t)b->max_env_shapes + 1u) * sizeof(dfm_bvh_pair));
-    int64_t total = dfm_contact_candidates_total(&c->cand);
-    b->selected = (int32_t*)malloc(((size_t)total + 1u) * sizeof(int32_t));
-    if (!b->env_shape || !b->corners || !b->prims || !b->bucket || !b->pairs || !b->selected) return -1;
-    b->selected_cap = total;
+    if (!b->env_shape || !b->corners || !b->prims || !b->bucket || !b->pairs) return -1;
     for (int32_t e = 0; e < ne; ++e) {
         int32_t k = b->env_off[e];
         for (int32_t s = 0; s < ns; ++s) { /* own and shared shapes merged in ascending order */
@@ -134,6 +131,19 @@ static int hits_room(dfm_cpu_rigid_broad* b, int64_t need) {
     if (o) b->sorted_feature = o;
     if (!f || !s || !o) return -1;
     b->hit_cap = cap;
+    return 0;
+}
+
+/// Grows the selection to hold at least `need` indices (never beyond the candidate count, which
+/// bounds it). Returns 0 or -1.
+static int selected_room(dfm_cpu_rigid_broad* b, int64_t need) {
+    if (need <= b->selected_cap) return 0;
+    int64_t cap = b->selected_cap > 0 ? b->selected_cap : 4096;
+    while (cap < need) cap *= 2;
+    int32_t* p = (int32_t*)realloc(b->selected, (size_t)cap * sizeof(int32_t));
+    if (!p) return -1;
+    b->selected = p;
+    b->selected_cap = cap;
     return 0;
 }
 
@@ -278,6 +288,8 @@ static int select_kind(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const 
     int32_t begin = 0;
     for (int32_t s = 0; s < ns; ++s) {
         const int32_t end = bucket[s];
+        /* room for the whole block: the most this shape can add */
+        if (selected_room(b, b->selected_count + (block[s + 1] - block[s])) != 0) return -1;
         if (c->shapes[s].is_plane) { /* the early-out passes every plane candidate */
             for (int32_t i = block[s]; i < block[s + 1]; ++i) b->selected[b->selected_count++] = first + i;
         } else {

@@ -61,7 +61,7 @@ typedef struct dfm_cpu_rigid_broad {
     int64_t hit_cap;         ///< Room of the three hit arrays.
     int32_t* selected;       ///< Out: global candidate indices to detect, ascending.
     int64_t selected_count;  ///< Out: entries of `selected` after the last select.
-    int64_t selected_cap;    ///< Room of `selected`.
+    int64_t selected_cap;    ///< Room of `selected` (grown on demand by doubling).
 } dfm_cpu_rigid_broad;
 
 /// Frees every array of `b` and zeroes it.

@@ -8,8 +8,10 @@
 /// - a 24 x 24 cloth dropped on a pile of 150 boxes and spheres on a plane (scenes/dfm_scene_pile.h);
 /// - the same with contact_capacity 200 (records dropped every advance: the kept ones must be the
 ///   first 200 of the all-pairs order) and with 2 threads;
-/// - two environments, each a cloth over its own pile of 60, with 8 shared shapes and a shared
-///   plane (the per-environment trees and the shared shapes' blocks).
+/// - an 80 x 80 cloth on a plane and 20 shapes, 2 threads (the parallel detection of the selection);
+/// - two environments, each a cloth over its own pile of 60, with 8 shared shapes, a shared plane
+///   and a small cloth shared by both (environment -1: its features meet every shape): the
+///   per-environment trees and the shared shapes' blocks.
 /// The log must name the path each run took, so that a run that silently fell back to all pairs
 /// fails. A bad DFM_CPU_RIGID_BROAD value must be refused by the step.
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -17,7 +19,7 @@
 
 #include <dfm_scene_pile.h>
 
-#define MAX_V (2 * 24 * 24)
+#define MAX_V (80 * 80)
 #define MAX_SHAPES 256
 #define MAX_POINTS 20000
 
@@ -57,12 +59,18 @@ static void collect(dfm_world* w, const dfm_body_id* ids, const int32_t* nv, int
 }
 
 /// Scenes beyond contact_scenes.h: 0 = one cloth over a pile of 150, 1 = the same with capacity
-/// 200, 2 = the same on 2 threads, 3 = two environments.
+/// 200, 2 = the same on 2 threads, 3 = two environments, 4 = an 80 x 80 cloth over a plane and 20
+/// shapes on 2 threads (the plane's 37,763 candidates alone are selected: above the 32,768 of
+/// DFM_CPU_DETECT_PARALLEL_MIN, so the selection's detection runs in parallel chunks).
 static void run_pile(int kind, run_out* o) {
     dfm_world_def def = dfm_world_def_default();
     def.backend = DFM_BACKEND_CPU;
     def.gravity[2] = -CS_G;
-    def.cpu_threads = kind == 2 ? 2 : 1;
+    def.cpu_threads = kind == 2 || kind == 4 ? 2 : 1;
+    if (kind == 4) {
+        def.substeps = 2;
+        def.iterations = 4;
+    }
     def.contact_capacity = kind == 1 ? 200 : 0;
     def.environment_count = kind == 3 ? 2 : 1;
     def.log_fn = on_log;
@@ -75,25 +83,33 @@ static void run_pile(int kind, run_out* o) {
     dfm_shape_def plane = dfm_scene_plane_def();
     plane.environment = -1;
     CHECK_OK(w, dfm_scene_add_shape(w, &plane, 0, 0, 0, NULL, &sh[ns++]));
-    dfm_body_id ids[2];
-    int32_t nv[2];
+    dfm_body_id ids[3];
+    int32_t nv[3];
     for (int32_t e = 0; e < envs; ++e) {
-        const int32_t pile = envs > 1 ? 60 : 150;
+        const int32_t pile = envs > 1 ? 60 : (kind == 4 ? 20 : 150);
         CHECK_OK(w, dfm_scene_pile_add(w, pile, envs > 1 ? e : 0, 0.35f, 12345u + 77u * (uint32_t)e, sh + ns));
         ns += pile;
-        dfm_test_grid g = dfm_test_make_grid(24, 24, 0.8f, 0.8f, -0.4f, -0.4f, 0.22f);
+        const int32_t res = kind == 4 ? 80 : 24;
+        dfm_test_grid g = dfm_test_make_grid(res, res, 0.8f, 0.8f, -0.4f, -0.4f, 0.22f);
         dfm_cloth_def cd = dfm_cloth_def_default();
         cd.environment = e;
         ids[e] = dfm_test_add_cloth(w, &g, cd);
         nv[e] = g.vertex_count;
         dfm_test_free_grid(&g);
     }
-    if (envs > 1) { /* shared shapes among the piles */
+    int32_t bodies = envs;
+    if (envs > 1) { /* shared shapes among the piles, and a small cloth shared by both environments */
         CHECK_OK(w, dfm_scene_pile_add(w, 8, -1, 0.35f, 999u, sh + ns));
         ns += 8;
+        dfm_test_grid g = dfm_test_make_grid(8, 8, 0.3f, 0.3f, -0.15f, -0.15f, 0.3f);
+        dfm_cloth_def cd = dfm_cloth_def_default();
+        cd.environment = -1;
+        ids[bodies] = dfm_test_add_cloth(w, &g, cd);
+        nv[bodies++] = g.vertex_count;
+        dfm_test_free_grid(&g);
     }
-    for (int s = 0; s < 25; ++s) CHECK_OK(w, dfm_world_step(w, CS_DT));
-    collect(w, ids, nv, envs, sh, ns, o);
+    for (int s = 0; s < (kind == 4 ? 12 : 25); ++s) CHECK_OK(w, dfm_world_step(w, CS_DT));
+    collect(w, ids, nv, bodies, sh, ns, o);
     dfm_world_destroy(w);
 }
 
@@ -148,9 +164,9 @@ int main(void) {
         run_cs(kind, &bvh);
         compare(cs_scene_name(kind), &brute, &bvh, 0);
     }
-    static const char* const names[4] = {"pile of 150", "pile of 150, capacity 200", "pile of 150, 2 threads",
-                                         "2 environments, piles of 60"};
-    for (int kind = 0; kind < 4; ++kind) {
+    static const char* const names[5] = {"pile of 150", "pile of 150, capacity 200", "pile of 150, 2 threads",
+                                         "2 environments, piles of 60 + shared", "80 x 80 on 20, 2 threads"};
+    for (int kind = 0; kind < 5; ++kind) {
         memset(&brute, 0, sizeof(brute));
         memset(&bvh, 0, sizeof(bvh));
         setenv("DFM_CPU_RIGID_BROAD", "brute", 1);
