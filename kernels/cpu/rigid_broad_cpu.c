@@ -1,7 +1,18 @@
 /// @file rigid_broad_cpu.c
 /// The per-advance BVH selection of rigid-contact candidates (rigid_broad_cpu.h): one tree over
 /// each environment's shape AABBs, rebuilt every advance, queried by every feature box. See the
-/// header for the parallelism review and why the selection is exact.
+/// header for why the selection is exact.
+///
+/// Parallelism review (seed 001):
+/// - P1 level batching: does-not-apply (one pass over the features, one sort by shape).
+/// - P2 parallel independent columns: applies-TODO — the per-feature queries are independent (a
+///   count pass and an emit pass would parallelise them with the same output); serial today,
+///   the detection of the selection forks as before (contacts_cpu.c).
+/// - P3 loop-invariant hoisting: applies-and-done — the per-shape block offsets of the sorted
+///   lists and the environment's shape sets are built once per candidate rebuild (generation),
+///   only the trees and the selection per advance.
+/// - P4 offline memory layout: applies-and-done — the selection comes out shape-major like the
+///   lists (seed 000 section 2), so detection keeps its per-shape locality.
 #include "rigid_broad_cpu.h"
 
 #include <math.h>
@@ -32,7 +43,7 @@ void dfm_cpu_rigid_broad_free(dfm_cpu_rigid_broad* b) {
 }
 
 int dfm_cpu_rigid_broad_threshold(const char* value, int64_t* threshold) {
-    *threshold = DFM_CPU_RIGID_BVH_MIN;
+    *threshold = DFM_CPU_RIGID_BVH_SHAPES;
     if (!value || !strcmp(value, "auto")) return 0;
     if (!strcmp(value, "bvh")) {
         *threshold = 0;

@@ -10,17 +10,8 @@
 /// passes the feature-AABB vs shape-AABB early-out of contact_detect.h; detection of the selection,
 /// in its order, then writes exactly the records of the all-pairs loop (same records, same order,
 /// same count and drops: bitwise the same step).
-///
-/// Parallelism review (seed 001):
-/// - P1 level batching: does-not-apply (one pass over the features, one sort by shape).
-/// - P2 parallel independent columns: applies-TODO — the per-feature queries are independent (a
-///   count pass and an emit pass would parallelise them with the same output); serial today,
-///   the detection of the selection forks as before (contacts_cpu.c).
-/// - P3 loop-invariant hoisting: applies-and-done — the per-shape block offsets of the sorted
-///   lists and the environment's shape sets are built once per candidate rebuild (generation),
-///   only the trees and the selection per advance.
-/// - P4 offline memory layout: applies-and-done — the selection comes out shape-major like the
-///   lists (seed 000 section 2), so detection keeps its per-shape locality.
+
+/// Parallelism review (seed 001): at the top of rigid_broad_cpu.c.
 #ifndef DFM_RIGID_BROAD_CPU_H
 #define DFM_RIGID_BROAD_CPU_H
 
@@ -29,14 +20,24 @@
 #include "bvh_cpu.h"
 #include "contact_detect.h"
 
-/// Default of the switch: the BVH selection runs when the candidate lists hold at least this many
-/// pairs per environment (all kinds together). Measured on the CPU (docs/perf.md, issue 16 slice
-/// 3: one 32 x 32 cloth over N boxes and spheres, user CPU time of detection).
-#define DFM_CPU_RIGID_BVH_MIN 20000
+/// Default of the switch: the BVH selection runs when the candidates on non-plane shapes (those
+/// it can cull; plane candidates are always detected) number at least this many per feature, i.e.
+/// when a feature meets on average this many non-plane shapes of its environment (the candidates
+/// per environment over its features). Measured on the CPU (docs/perf.md, issue 16 slice 3: a
+/// cloth on a plane and N boxes and spheres, thread CPU time of detection): all pairs / BVH is
+/// 0.80 / 0.95-0.98 / 1.05-1.08 at 1 / 2 / 3 such shapes, the same for 5,954 and 24,384 features,
+/// so the crossover is a number of shapes per feature, not of candidates.
+#define DFM_CPU_RIGID_BVH_SHAPES 3
 
-/// Name of the environment variable that overrides the switch: `auto` (the default threshold),
-/// `bvh` (always), `brute` (never: the all-pairs loop), or a non-negative integer threshold of
-/// candidates per environment. Anything else is refused by the step (DFM_ERROR_INVALID_VALUE).
+/// ... and at least this many of those candidates in the world: a guard (not measured) against
+/// rebuilding trees every advance for a handful of features.
+#define DFM_CPU_RIGID_BVH_MIN_PAIRS 4096
+
+/// Name of the environment variable that overrides the switch: `auto` (the default,
+/// DFM_CPU_RIGID_BVH_SHAPES), `bvh` (always), `brute` (never: the all-pairs loop), or a
+/// non-negative integer: the BVH from that many non-plane shapes per feature (0 = always).
+/// Anything else is refused by the step of a world with contacts (DFM_ERROR_INVALID_VALUE). Read
+/// at every step.
 #define DFM_CPU_RIGID_BROAD_ENV "DFM_CPU_RIGID_BROAD"
 
 /// The broad-phase state of one world (owned by dfm_contacts; zeroed = empty).
@@ -78,9 +79,10 @@ void dfm_cpu_rigid_broad_free(dfm_cpu_rigid_broad* b);
 int dfm_cpu_rigid_broad_select(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const dfm_detect_input* in,
                                const int32_t* particle_env, int32_t env_count, int64_t generation);
 
-/// Parses the value of DFM_CPU_RIGID_BROAD_ENV (NULL = unset): writes the threshold in candidates
-/// per environment (0: always the BVH; INT64_MAX: never) and returns 0, or -1 for a value that
-/// is none of `auto`, `bvh`, `brute` or a non-negative decimal integer.
+/// Parses the value of DFM_CPU_RIGID_BROAD_ENV (NULL = unset): writes the threshold in non-plane
+/// shapes per feature (0: always the BVH, with no DFM_CPU_RIGID_BVH_MIN_PAIRS guard either;
+/// INT64_MAX: never) and returns 0, or -1 for a value that is none of `auto`, `bvh`, `brute` or a
+/// non-negative decimal integer.
 int dfm_cpu_rigid_broad_threshold(const char* value, int64_t* threshold);
 
 #endif

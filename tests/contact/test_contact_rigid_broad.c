@@ -13,7 +13,7 @@
 ///   and a small cloth shared by both (environment -1: its features meet every shape): the
 ///   per-environment trees and the shared shapes' blocks.
 /// The log must name the path each run took, so that a run that silently fell back to all pairs
-/// fails. A bad DFM_CPU_RIGID_BROAD value must be refused by the step.
+/// fails; by default (no variable) the pile of 150 takes the BVH, a plane and 2 shapes all pairs. A bad DFM_CPU_RIGID_BROAD value must be refused by the step.
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "contact_scenes.h"
 
@@ -61,7 +61,8 @@ static void collect(dfm_world* w, const dfm_body_id* ids, const int32_t* nv, int
 /// Scenes beyond contact_scenes.h: 0 = one cloth over a pile of 150, 1 = the same with capacity
 /// 200, 2 = the same on 2 threads, 3 = two environments, 4 = an 80 x 80 cloth over a plane and 20
 /// shapes on 2 threads (the plane's 37,763 candidates alone are selected: above the 32,768 of
-/// DFM_CPU_DETECT_PARALLEL_MIN, so the selection's detection runs in parallel chunks).
+/// DFM_CPU_DETECT_PARALLEL_MIN, so the selection's detection runs in parallel chunks), 5 = one
+/// cloth over a plane and 2 shapes (the default keeps all pairs there).
 static void run_pile(int kind, run_out* o) {
     dfm_world_def def = dfm_world_def_default();
     def.backend = DFM_BACKEND_CPU;
@@ -86,7 +87,7 @@ static void run_pile(int kind, run_out* o) {
     dfm_body_id ids[3];
     int32_t nv[3];
     for (int32_t e = 0; e < envs; ++e) {
-        const int32_t pile = envs > 1 ? 60 : (kind == 4 ? 20 : 150);
+        const int32_t pile = envs > 1 ? 60 : (kind == 4 ? 20 : (kind == 5 ? 2 : 150));
         CHECK_OK(w, dfm_scene_pile_add(w, pile, envs > 1 ? e : 0, 0.35f, 12345u + 77u * (uint32_t)e, sh + ns));
         ns += pile;
         const int32_t res = kind == 4 ? 80 : 24;
@@ -177,6 +178,15 @@ int main(void) {
         if (kind == 1) CHECK(bvh.stats.dropped_total > 0, "capacity 200 dropped nothing");
         if (kind == 0) CHECK(bvh.stats.edge_contacts + bvh.stats.face_contacts > 0, "no edge or face records");
     }
+    /* the default (DFM_CPU_RIGID_BVH_SHAPES = 3 non-plane shapes per feature): the BVH for the pile
+     * of 150, all pairs for a plane and 2 shapes (kind 5) */
+    unsetenv("DFM_CPU_RIGID_BROAD");
+    memset(&bvh, 0, sizeof(bvh));
+    run_pile(0, &bvh);
+    CHECK(bvh.saw_bvh && !bvh.saw_brute, "default: the pile of 150 did not take the BVH");
+    memset(&brute, 0, sizeof(brute));
+    run_pile(5, &brute);
+    CHECK(brute.saw_brute && !brute.saw_bvh, "default: a plane and 2 shapes did not keep all pairs");
     /* a bad value is refused by the step, not ignored */
     setenv("DFM_CPU_RIGID_BROAD", "fast", 1);
     {

@@ -6,7 +6,7 @@
 /// timed by the thread's CPU time (CLOCK_THREAD_CPUTIME_ID: user + system time of this thread,
 /// robust to other processes on a loaded machine, unlike wall time). Prints a line per N; asserts
 /// only that both paths write the same records (timings are figures for docs/perf.md).
-/// Usage: bench_rigid_broad [N ...]
+/// Usage: bench_rigid_broad [--res R] [N ...] (R x R cloth vertices, default 32)
 #include <math.h>
 #include <time.h>
 
@@ -59,12 +59,17 @@ static double cpu_s(void) {
 }
 
 int main(int argc, char** argv) {
-    int sizes[32] = {1, 4, 16, 64, 256, 1000}, count = 6;
-    if (argc > 1) {
-        count = 0;
-        for (int i = 1; i < argc && count < 32; ++i) sizes[count++] = atoi(argv[i]);
+    int sizes[32] = {1, 4, 16, 64, 256, 1000}, count = 6, res = 32, first = 1;
+    if (argc > 2 && !strcmp(argv[1], "--res")) {
+        res = atoi(argv[2]);
+        first = 3;
     }
-    printf("bench_rigid_broad: 32 x 32 cloth on a plane + N shapes, 1 thread, thread CPU time per detection pass\n");
+    if (argc > first) {
+        count = 0;
+        for (int i = first; i < argc && count < 32; ++i) sizes[count++] = atoi(argv[i]);
+    }
+    printf("bench_rigid_broad: %d x %d cloth on a plane + N shapes, 1 thread, thread CPU time per detection pass\n",
+           res, res);
     printf("| N shapes | candidates | selected | records | brute ms | bvh select ms | bvh detect ms | bvh total ms | "
            "brute/bvh | feature-tree cull ms |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < count; ++k) {
@@ -78,7 +83,7 @@ int main(int argc, char** argv) {
         dfm_shape_id id;
         CHECK_OK(w, dfm_scene_add_shape(w, &plane, 0, 0, 0, NULL, &id));
         CHECK_OK(w, dfm_scene_pile_add(w, n, -1, 0.45f, 2026u, NULL));
-        dfm_test_grid g = dfm_test_make_grid(32, 32, 0.9f, 0.9f, -0.45f, -0.45f, 0.2f);
+        dfm_test_grid g = dfm_test_make_grid(res, res, 0.9f, 0.9f, -0.45f, -0.45f, 0.2f);
         (void)dfm_test_add_cloth(w, &g, dfm_cloth_def_default());
         dfm_test_free_grid(&g);
         const float dt = 1.0f / 60.0f;
