@@ -25,7 +25,7 @@
 /// when a feature meets on average this many non-plane shapes of its environment (the candidates
 /// per environment over its features). Measured on the CPU (docs/perf.md, issue 16 slice 3: a
 /// cloth on a plane and N boxes and spheres, thread CPU time of detection): all pairs / BVH is
-/// 0.80 / 0.95-0.98 / 1.05-1.08 at 1 / 2 / 3 such shapes, the same for 5,954 and 24,384 features,
+/// 0.80 / 0.95-0.98 / 1.05-1.08 at 1 / 2 / 3 such shapes, the same for 5,891 and 24,067 features,
 /// so the crossover is a number of shapes per feature, not of candidates.
 #define DFM_CPU_RIGID_BVH_SHAPES 3
 

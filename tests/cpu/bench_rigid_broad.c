@@ -1,6 +1,6 @@
 /// CPU benchmark of the rigid broad phase (issue 16, kernels/cpu/rigid_broad_cpu.c): detection of
 /// the all-pairs candidate list against the BVH selection + detection of the selection, on one
-/// 32 x 32 cloth (0.9 m, 1024 particles, 3008 edges, 1922 faces) resting, after 12 steps, on a
+/// 32 x 32 cloth (0.9 m, 1024 particles, 2945 edges, 1922 faces; --res R for R x R) resting, after 12 steps, on a
 /// plane and a pile of N boxes and spheres (scenes/dfm_scene_pile.h) for each N on the command line
 /// (default 1 4 16 64 256 1000). One thread; the two paths run interleaved, `reps` times each,
 /// timed by the thread's CPU time (CLOCK_THREAD_CPUTIME_ID: user + system time of this thread,
