@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "contact_view.h"
+#include "rigid_broad_cpu.h"
 
 /// Contact pipeline storage (host arrays for the CPU backend), rebuilt when topology or the set
 /// of shapes changes; anchors restart then.
@@ -33,6 +34,11 @@ typedef struct dfm_contacts {
     dfm_contact_records scratch; ///< Parallel CPU detection: room for a record per candidate (allocated on
                                  ///< first use with more than one thread).
     int64_t generation;          ///< Bumped by every rebuild (the CUDA backend re-uploads then).
+    dfm_cpu_rigid_broad broad;   ///< CPU: the BVH selection of the candidates (issue 16; plugin/step.c decides).
+    int64_t broad_logged;        ///< Generation * 2 + on of the last logged broad-phase choice.
+    int64_t broad_counted;       ///< Generation broad_cullable and broad_features were counted for.
+    int64_t broad_cullable;      ///< Candidates on non-plane shapes (the ones the BVH can cull).
+    int64_t broad_features;      ///< Features of the non-empty candidate lists.
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;

@@ -52,6 +52,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->body_extra);
     free(c->node_friction);
     dfm_contact_records_free(&c->scratch);
+    dfm_cpu_rigid_broad_free(&c->broad);
     int64_t dropped_total = c->dropped_total, generation = c->generation;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;

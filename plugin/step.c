@@ -133,6 +133,56 @@ static dfm_result body_solve_scratch(dfm_world* w, int32_t records, dfm_cpu_body
     return DFM_OK;
 }
 
+/// Attaches the rigid broad phase (issue 16, kernels/cpu/rigid_broad_cpu.h) to the advances when
+/// DFM_CPU_RIGID_BROAD (default: from DFM_CPU_RIGID_BVH_SHAPES non-plane shapes per feature)
+/// asks for it; refuses a bad value of the variable. Logs the choice once per candidate rebuild.
+static dfm_result attach_rigid_broad(dfm_world* w, dfm_cpu_contacts* cc) {
+    const char* knob = getenv(DFM_CPU_RIGID_BROAD_ENV);
+    int64_t threshold;
+    if (dfm_cpu_rigid_broad_threshold(knob, &threshold) != 0)
+        return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
+                        "%s is '%s'; must be auto, bvh, brute or a number of non-plane shapes per feature (>= 0)",
+                        DFM_CPU_RIGID_BROAD_ENV, knob);
+    dfm_contacts* c = &w->contacts;
+    if (c->broad_counted != c->generation) { /* once per rebuild: candidates it could cull, features */
+        c->broad_counted = c->generation;
+        c->broad_cullable = 0;
+        c->broad_features = 0;
+        const int32_t nf[DFM_CANDIDATE_KINDS] = {w->model.feat_particle_count, w->model.feat_edge_count,
+                                                 w->model.feat_face_count};
+        uint8_t* plane = (uint8_t*)calloc((size_t)c->shape_count + 1u, 1);
+        if (!plane) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory counting candidates");
+        for (int32_t k = 0; k < c->shape_count; ++k)
+            plane[k] = dfm_world_shape_at(w, c->shape_slot[k])->type == DFM_SHAPE_PLANE;
+        for (int k = 0; k < DFM_CANDIDATE_KINDS; ++k) {
+            if (c->cand.count[k] > 0) c->broad_features += nf[k];
+            for (int32_t i = 0; i < c->cand.count[k]; ++i) c->broad_cullable += !plane[c->cand.pairs[k][2 * i + 1]];
+        }
+        free(plane);
+    }
+    const int sorted = !(w->def.disable_flags & (DFM_DISABLE_SHAPE_SORT | DFM_DISABLE_AABB_CULL));
+    const int on = sorted && threshold != INT64_MAX &&
+                   (threshold == 0 || (c->broad_cullable >= DFM_CPU_RIGID_BVH_MIN_PAIRS &&
+                                       c->broad_cullable >= threshold * c->broad_features));
+    if (c->broad_logged != 2 * c->generation + on) {
+        c->broad_logged = 2 * c->generation + on;
+        dfm_log(w, DFM_LOG_INFO,
+                "rigid broad phase: %s (%lld of %lld candidates on non-plane shapes, %.2f per feature; threshold "
+                "%lld%s)",
+                on ? "BVH over the shapes' AABBs" : "all pairs", (long long)c->broad_cullable,
+                (long long)dfm_contact_candidates_total(&c->cand),
+                c->broad_features > 0 ? (double)c->broad_cullable / (double)c->broad_features : 0.0,
+                (long long)(threshold == INT64_MAX ? -1 : threshold),
+                sorted ? "" : ", lists unsorted or early-out off");
+    }
+    if (!on) return DFM_OK;
+    cc->broad = &c->broad;
+    cc->particle_env = w->model.environment;
+    cc->env_count = w->def.environment_count > 0 ? w->def.environment_count : 1;
+    cc->generation = c->generation;
+    return DFM_OK;
+}
+
 dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     dfm_result r = dfm_contacts_ensure(w);
     if (r == DFM_OK) r = dfm_deform_contacts_ensure(w);
@@ -172,6 +222,10 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     int64_t candidates = dfm_contact_candidates_total(&c->cand);
     if (use_contacts && dfm_cpu_forks(cc.threads, candidates, DFM_CPU_DETECT_PARALLEL_MIN) && detection_scratch(w))
         cc.scratch = &c->scratch;
+    if (use_contacts) {
+        r = attach_rigid_broad(w, &cc);
+        if (r != DFM_OK) return r;
+    }
     const int32_t np = w->model.particle_count;
     if (np > w->residual_norms_cap) {
         float* norms = (float*)realloc(w->residual_norms, (size_t)np * sizeof(float));

@@ -57,9 +57,10 @@ static dfm_contact_view chunk_view(const dfm_contact_view* c, const dfm_contact_
     return v;
 }
 
-void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
-                                      const dfm_contact_records* scratch, int threads) {
-    const int64_t total = dfm_contact_candidates_total(&c->cand);
+/// The parallel detection of dfm_cpu_contacts_detect_parallel over the candidates sel[0 .. total)
+/// (sel NULL: every candidate, total = the global index space).
+static void detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_contact_records* scratch,
+                            int threads, const int32_t* sel, int64_t total) {
     int32_t chunks = threads * DFM_DETECT_CHUNKS_PER_THREAD;
     if (chunks < 1) chunks = 1;
     if (chunks > total) chunks = total > 0 ? (int32_t)total : 1;
@@ -75,7 +76,7 @@ void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detec
         counts[k] = 0;
         if (b >= e) continue;
         dfm_contact_view v = chunk_view(c, scratch, b, (int32_t)(e - b), &counts[k]);
-        for (int64_t g = b; g < e; ++g) detect_one(&v, in, g);
+        for (int64_t g = b; g < e; ++g) detect_one(&v, in, sel ? sel[g] : g);
     }
     /* Chunks in candidate order: the serial order; the first `capacity` records are kept. */
     int64_t written = 0, emitted = 0;
@@ -87,6 +88,21 @@ void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detec
         emitted += counts[k];
     }
     *c->count = (int32_t)emitted;
+}
+
+void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
+                                      const dfm_contact_records* scratch, int threads) {
+    detect_parallel(c, in, scratch, threads, NULL, dfm_contact_candidates_total(&c->cand));
+}
+
+void dfm_cpu_contacts_detect_selected(const dfm_contact_view* c, const dfm_detect_input* in, const int32_t* sel,
+                                      int64_t n, const dfm_contact_records* scratch, int threads) {
+    if (scratch && threads > 1) {
+        detect_parallel(c, in, scratch, threads, sel, n);
+        return;
+    }
+    *c->count = 0;
+    for (int64_t i = 0; i < n; ++i) detect_one(c, in, sel[i]);
 }
 
 void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,

@@ -37,8 +37,13 @@ typedef struct dfm_cpu_contacts {
     int32_t kind_counts[3];     ///< Out: particle, edge, face records of the advance.
     const struct dfm_cpu_host_solve* hosts; ///< Dynamic host bodies solved after every sweep (host_bodies_cpu.h);
                                             ///< NULL = none.
-    const struct dfm_cpu_simd* simd;        ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
-                                            ///< finalize's residual pass W particles at a time; NULL = scalar.
+    struct dfm_cpu_rigid_broad* broad; ///< NULL (all-pairs detection), or the rigid broad phase (rigid_broad_cpu.h):
+                                       ///< every advance detects only the candidates it selects.
+    const int32_t* particle_env;       ///< With `broad`: environment of each particle.
+    int32_t env_count;                 ///< With `broad`: the world's environments.
+    int64_t generation;                ///< With `broad`: the candidate lists' generation (dfm_contacts).
+    const struct dfm_cpu_simd* simd;   ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
+                                       ///< finalize's residual pass W particles at a time; NULL = scalar.
 } dfm_cpu_contacts;
 
 /// Detection over all candidates (serial, so records come out in candidate order).
@@ -50,6 +55,14 @@ void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* 
 /// those of dfm_cpu_contacts_detect, for any thread count.
 void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
                                       const dfm_contact_records* scratch, int threads);
+
+/// Detection of the candidates sel[0 .. n) only (global indices, ascending: the selection of the
+/// rigid broad phase, rigid_broad_cpu.h), serial or, with `scratch` and more than one thread, in
+/// chunks as dfm_cpu_contacts_detect_parallel. When the selection holds every candidate that
+/// passes detection's AABB early-out, the records, their order, the count and the drops are
+/// exactly those of dfm_cpu_contacts_detect.
+void dfm_cpu_contacts_detect_selected(const dfm_contact_view* c, const dfm_detect_input* in, const int32_t* sel,
+                                      int64_t n, const dfm_contact_records* scratch, int threads);
 
 /// Writes, for every particle that is a corner of a record with weight >= 1/2, the normal of its
 /// closest such record and the distance to contact along it (others get a zero normal): the

@@ -27,6 +27,7 @@
 #include "deform_contact_cpu.h"
 #include "contact_sheet.h"
 #include "host_bodies_cpu.h"
+#include "rigid_broad_cpu.h"
 #include "vbd_particle.h"
 #include "vbd_simd.h"
 
@@ -212,7 +213,13 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.radius = view->radius;
         in.h = view->h;
         const int64_t candidates = dfm_contact_candidates_total(&cc->view->cand);
-        if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
+        dfm_cpu_rigid_broad* broad = cc->broad;
+        if (broad &&
+            dfm_cpu_rigid_broad_select(broad, cc->view, &in, cc->particle_env, cc->env_count, cc->generation) == 0) {
+            const int fork = cc->scratch && broad->selected_count >= DFM_CPU_DETECT_PARALLEL_MIN;
+            dfm_cpu_contacts_detect_selected(cc->view, &in, broad->selected, broad->selected_count,
+                                             fork ? cc->scratch : NULL, nt);
+        } else if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
             dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
         else
             dfm_cpu_contacts_detect(cc->view, &in);
