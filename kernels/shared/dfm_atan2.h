@@ -3,9 +3,10 @@
 /// dfm_atan2_body.h (method and special values there). The CPU hinge angle uses it in the scalar
 /// path and, through the same body over vectors, in the SSE2 and AVX2 lanes
 /// (kernels/cpu/vbd_simd_lanes.h), so every path computes bitwise the same angle without a libm
-/// call (issue 18, slice 3, docs/perf.md). Max error against the correctly rounded atan2: 2 ulp
-/// over all finite argument pairs tested (tests/energy/test_atan2.c: exhaustive over t = |y| / |x| in
-/// [0, 1] and 10^7 random pairs of every sign and exponent range; measured max 1.52 ulp).
+/// call (issue 18, slice 3, docs/perf.md). Max error against the correctly rounded atan2: 2 ulp,
+/// asserted by tests/energy/test_atan2.c (measured 1.65 ulp over 4 x 10^6 random pairs of every
+/// sign and exponent range, 1.51 ulp exhaustively over t = |y| / |x| in [0, 1] with |x| or |y| = 1;
+/// glibc 2.36's atan2f on the same pairs: 1.37).
 #ifndef DFM_ATAN2_H
 #define DFM_ATAN2_H
 

@@ -61,8 +61,8 @@ DFM_HD int dfm_bending_hinge_(const dfm_v3 x[4], dfm_hinge_* g, float* theta) {
     dfm_v3 n2h = dfm_v3_scale(n2, 1.0f / ln2);
     dfm_v3 eh = dfm_v3_scale(e, 1.0f / le);
 #if defined(__CUDA_ARCH__)
-    /* The device keeps CUDA's atan2f (its arithmetic unchanged by issue 18, slice 3; CPU/CUDA
-     * parity is compared by bounds, and both are within 2 ulp of the correctly rounded angle). */
+    /* The device keeps CUDA's atan2f (its arithmetic unchanged by issue 18, slice 3; 3 ulp in the
+     * CUDA programming guide's table, dfm_atan2f 2): CPU/CUDA parity is compared by bounds. */
     float th = atan2f(dfm_v3_dot(dfm_v3_cross(n1h, n2h), eh), dfm_v3_dot(n1h, n2h));
 #else
     /* dfm's atan2 (dfm_atan2.h, max 2 ulp): no libm call, and the CPU lanes compute the same body
