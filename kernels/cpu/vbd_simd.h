@@ -3,8 +3,8 @@
 /// layout of what the solve reads (vbd_simd_lanes.h), filled once per step, and the lane kernels
 /// that walk it: SSE2 (W = 4, the x86-64 baseline) and AVX2 (W = 8, chosen at run time when the
 /// CPU has AVX2 and FMA). Every lane does exactly the scalar path's operations in the same order
-/// (no FMA contraction: the lane TUs compile with -ffp-contract=off; the angle's atan2f is the
-/// scalar libm call per lane), so positions are bitwise those of the scalar path
+/// (no FMA contraction: the lane TUs compile with -ffp-contract=off; the hinge angle is
+/// dfm_atan2f's body over lanes, kernels/shared/dfm_atan2_body.h), so positions are bitwise those of the scalar path
 /// (tests/cpu/test_cpu_simd_bitwise.c). DFM_CPU_SIMD=scalar (or off, 0) in the environment forces
 /// the scalar path; DFM_CPU_SIMD=sse2 (or 4) caps it at SSE2; DFM_CPU_SIMD=avx2-fma runs the AVX2
 /// lanes with FMA contraction (a different arithmetic order, not bitwise; for measurement only).

@@ -5,13 +5,13 @@
 /// functions of kernels/shared (vbd_membrane.h, vbd_bending.h, vbd_tet.h) written over lanes with
 /// exactly their operations in their order, so every lane's bits are the scalar path's
 /// (tests/cpu/test_cpu_simd_bitwise.c checks it). Branches become per-lane selects (a lane that
-/// the scalar code skips keeps its accumulators' bits, not even +0 is added), the hinge angle's
-/// atan2f is the libm call per active lane, and sqrt and division are the correctly rounded
-/// vector instructions. With deformable contact (issue 16) a colour runs sub-colour by
-/// sub-colour over its groups (the other particles inactive lanes), and each lane particle's
-/// pairs are evaluated W items at a time (lane_pairs: closest points, energy, friction of
-/// kernels/shared/deform_contact.h over lanes), their products added to the particle's
-/// accumulators item by item in list order, as the scalar gather adds them.
+/// the scalar code skips keeps its accumulators' bits, not even +0 is added), the hinge angle is
+/// dfm_atan2f's body over lanes (kernels/shared/dfm_atan2_body.h, the scalar path's operations),
+/// and sqrt and division are the correctly rounded vector instructions. With deformable contact
+/// (issue 16) a colour runs sub-colour by sub-colour over its groups (the other particles inactive
+/// lanes), and each lane particle's pairs are evaluated W items at a time (lane_pairs: closest
+/// points, energy, friction of kernels/shared/deform_contact.h over lanes), their products added
+/// to the particle's accumulators item by item in list order, as the scalar gather adds them.
 ///
 /// Layout (P4), filled once per step by fill(): per color, its particles in lane groups of W
 /// (the last one padded with inactive lanes); per group, slot s of its triangle list holds each
@@ -119,6 +119,23 @@ static inline v3 v3_gather(const float* base, vi idx) {
     v3 r = {vgather(base, idx), vgather(base + 1, idx), vgather(base + 2, idx)};
     return r;
 }
+
+/// fabsf per lane.
+static inline vf vabs(vf a) { return (vf)((vi)a & 0x7fffffff); }
+/// Lanes whose sign bit is set (the mask of dfm_signbit_).
+static inline vi vsignbit(vf a) { return (vi)a < 0; }
+/// copysignf per lane.
+static inline vf vcopysign(vf a, vf b) { return (vf)(((vi)a & 0x7fffffff) | ((vi)b & INT32_MIN)); }
+/* dfm_atan2f over lanes: the same body as the scalar function (dfm_atan2.h), so bitwise its values. */
+#define DFM_ATAN2_FN vatan2
+#define DFM_ATAN2_DECL static inline
+#define DFM_ATAN2_T vf
+#define DFM_ATAN2_SEL(m, a, b) vsel((m), (a), (b))
+#define DFM_ATAN2_SPLAT(c) vsplat(c)
+#define DFM_ATAN2_ABS(a) vabs(a)
+#define DFM_ATAN2_NEG(a) vsignbit(a)
+#define DFM_ATAN2_COPYSIGN(a, b) vcopysign((a), (b))
+#include "dfm_atan2_body.h"
 
 static inline v3 v3_add(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
 static inline v3 v3_sub(v3 a, v3 b) { return (v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
@@ -439,20 +456,9 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
     *H = m3_sel(on, Hs, *H);
 }
 
-/// A hinge slot between the phases of lane_edges: the visited corner's angle gradient, the lanes
-/// still on, and the angle's atan2 arguments, then the angle.
-typedef struct hinge_tmp {
-    v3 g;
-    vi on;
-    float ys[W], xs[W], th[W];
-} hinge_tmp;
-
-/// Hinge slots per chunk of lane_edges (a group's particles have up to ~12 hinges; more run in chunks).
-#define HINGE_CHUNK 16
-
-/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot, up to
-/// the angle's atan2 arguments.
-static inline __attribute__((always_inline)) void lane_hinge_geom(const edge_blk* b, const float* x_, hinge_tmp* t) {
+/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot: the
+/// visited corner's angle gradient *g, the angle *th (dfm_atan2f over lanes) and the lanes still on.
+static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* b, const float* x_, v3* g, vf* th) {
     vi on = vldi(b->on);
     v3 x[4];
     for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
@@ -474,8 +480,7 @@ static inline __attribute__((always_inline)) void lane_hinge_geom(const edge_blk
     v3 n1h = v3_scale(n1, 1.0f / ln1);
     v3 n2h = v3_scale(n2, 1.0f / ln2);
     v3 eh = v3_scale(e, 1.0f / le);
-    vst(t->ys, v3_dot(v3_cross(n1h, n2h), eh));
-    vst(t->xs, v3_dot(n1h, n2h));
+    *th = vatan2(v3_dot(v3_cross(n1h, n2h), eh), v3_dot(n1h, n2h));
     /* The visited corner's gradient: every branch of dfm_bending_grad_vertex_, picked per lane. */
     const vi corner = vldi(b->corner);
     v3 g0 = v3_scale(n1h, -le / ln1);
@@ -484,42 +489,33 @@ static inline __attribute__((always_inline)) void lane_hinge_geom(const edge_blk
     vf t1 = -v3_dot(b1, e) / le2;
     v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
     v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
-    t->g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
-    t->on = on;
+    *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
+    return on;
 }
 
-/// dfm_bending_force_hessian_coef over lanes for a group's hinge slots [0, n), in slot order, in
-/// three phases per chunk: every slot's geometry, then every active lane's angle (the libm atan2f,
-/// bitwise the scalar path's; no vector state is live across these calls, so nothing spills), then
-/// the accumulation. A particle's position does not change while its elements are summed, so the
-/// phases see the positions the one-slot-at-a-time order sees.
+/// dfm_bending_force_hessian_coef over lanes for a group's hinge slots [0, n), in slot order. The
+/// angle has no libm call any more (slice 3), so each slot runs geometry, angle and accumulation
+/// in one pass (slice 2's three phases per chunk kept vector state out of the atan2f calls).
 static inline __attribute__((always_inline)) void lane_edges(const edge_blk* eb, int32_t n, const float* x_,
                                                              const float* start_angle, v3* f, m3* H) {
-    hinge_tmp t[HINGE_CHUNK];
-    for (int32_t s0 = 0; s0 < n; s0 += HINGE_CHUNK) {
-        const int32_t m = n - s0 < HINGE_CHUNK ? n - s0 : HINGE_CHUNK;
-        for (int32_t s = 0; s < m; ++s) lane_hinge_geom(&eb[s0 + s], x_, &t[s]);
-        for (int32_t s = 0; s < m; ++s) {
-            const int act = vmask(t[s].on);
-            for (int l = 0; l < W; ++l) t[s].th[l] = (act >> l) & 1 ? atan2f(t[s].ys[l], t[s].xs[l]) : 0.0f;
-        }
-        for (int32_t s = 0; s < m; ++s) {
-            const edge_blk* b = &eb[s0 + s];
-            const vf th = vld(t[s].th), thn = vgather(start_angle, vldi(b->e));
-            const vi on = t[s].on & vfinite(th);
-            const v3 g = t[s].g;
-            const vf k = vld(b->k), kdl = vld(b->kdl);
-            vf c = k * (th - vld(b->rest));
-            vf hc = k;
-            const vi damp = (kdl != 0.0f) & (thn == thn);
-            const float pi = 3.14159265358979f;
-            vf d = th - thn;
-            d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
-            c = vsel(damp, c + kdl * d, c);
-            hc = vsel(damp, hc + kdl, hc);
-            *f = v3_sel(on, v3_madd(*f, g, -c), *f);
-            *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
-        }
+    for (int32_t s = 0; s < n; ++s) {
+        const edge_blk* b = &eb[s];
+        v3 g;
+        vf th;
+        const vi on0 = lane_hinge_geom(b, x_, &g, &th);
+        const vf thn = vgather(start_angle, vldi(b->e));
+        const vi on = on0 & vfinite(th);
+        const vf k = vld(b->k), kdl = vld(b->kdl);
+        vf c = k * (th - vld(b->rest));
+        vf hc = k;
+        const vi damp = (kdl != 0.0f) & (thn == thn);
+        const float pi = 3.14159265358979f;
+        vf d = th - thn;
+        d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
+        c = vsel(damp, c + kdl * d, c);
+        hc = vsel(damp, hc + kdl, hc);
+        *f = v3_sel(on, v3_madd(*f, g, -c), *f);
+        *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
     }
 }
 

@@ -5,7 +5,9 @@
 /// Math (Newton's VBD conventions; Chen et al. 2024, Vertex Block Descent). A hinge row
 /// [o0, o1, v0, v1] maps to x0 = o0, x1 = o1, x2 = v0, x3 = v1, with edge e = x3 - x2 and normals
 ///   n1 = (x2 - x0) x (x3 - x0),   n2 = (x3 - x1) x (x2 - x1),
-///   theta = atan2((n1^ x n2^) . e^, n1^ . n2^)            (0 for a flat hinge, in (-pi, pi]).
+///   theta = atan2((n1^ x n2^) . e^, n1^ . n2^)            (0 for a flat hinge, in (-pi, pi]),
+/// atan2 being dfm_atan2f on the host (dfm_atan2.h, max 2 ulp; no libm call) and CUDA's atan2f on
+/// the device.
 /// Energy E = 1/2 k (theta - theta0)^2 with k = ke * L0 (rest edge length; not Grinspun's
 /// 3|e|^2/A weighting). The angle gradient is used in closed form:
 ///   dtheta/dx0 = -|e| n1 / |n1|^2,   dtheta/dx1 = -|e| n2 / |n2|^2,
@@ -25,6 +27,7 @@
 #ifndef DFM_VBD_BENDING_H
 #define DFM_VBD_BENDING_H
 
+#include "dfm_atan2.h"
 #include "mat33.h"
 
 /// Internal: the intermediate vectors of one hinge evaluation (dfm_bending_hinge_).
@@ -57,7 +60,16 @@ DFM_HD int dfm_bending_hinge_(const dfm_v3 x[4], dfm_hinge_* g, float* theta) {
     dfm_v3 n1h = dfm_v3_scale(n1, 1.0f / ln1);
     dfm_v3 n2h = dfm_v3_scale(n2, 1.0f / ln2);
     dfm_v3 eh = dfm_v3_scale(e, 1.0f / le);
+#if defined(__CUDA_ARCH__)
+    /* The device keeps CUDA's atan2f (its arithmetic unchanged by issue 18, slice 3; 3 ulp in the
+     * CUDA programming guide's table, dfm_atan2f 2): CPU/CUDA parity is compared by bounds. */
     float th = atan2f(dfm_v3_dot(dfm_v3_cross(n1h, n2h), eh), dfm_v3_dot(n1h, n2h));
+#else
+    /* dfm's atan2 (dfm_atan2.h, max 2 ulp): no libm call, and the CPU lanes compute the same body
+     * over vectors, so the scalar path and every lane width agree bitwise (docs/perf.md, issue 18
+     * slice 3). */
+    float th = dfm_atan2f(dfm_v3_dot(dfm_v3_cross(n1h, n2h), eh), dfm_v3_dot(n1h, n2h));
+#endif
     if (!isfinite(th)) return 0;
     g->e = e;
     g->a0 = a0;

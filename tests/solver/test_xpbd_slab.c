@@ -25,9 +25,13 @@
 ///    sample 05's pads press the strip 1 mm past their contact surface) and xpbd runs 1 s. The
 ///    fastest upward velocity of a vertex on the table is at most the fastest before the swap
 ///    plus sqrt(2 g r) = 0.2 m/s (the most xpbd lets a penetration push a vertex out with: it
-///    then rises at most r, dfm_xpbd_contact_depenetration), no such vertex rises more than r
-///    above its resting height, and the penetration is gone after 1 s (within 0.01 mm). Before
-///    the fix: 1.6 m/s, a 5 cm rise.
+///    then rises at most r, dfm_xpbd_contact_depenetration), no such vertex rises more than
+///    r + PRESS above its resting height (r from the depenetration; PRESS: the handed-over press
+///    is elastic energy of the cloth, and a system released at rest PRESS from its equilibrium
+///    swings at most PRESS past it), and the penetration is gone after 1 s (within 0.01 mm).
+///    Before the fix: 1.6 m/s, a 5 cm rise. The rise below that bound is rounding-chaotic (the
+///    settled vbd state it starts from): 0 to 2.33 mm between builds and atan2 implementations
+///    (docs/perf.md, issue 18 slices 1 and 3).
 #include "dfm_test.h"
 #include "dfm_test_shapes.h"
 
@@ -201,10 +205,10 @@ static void test_swap_into_xpbd(void) {
     const double limit = up_before + sqrt(2.0 * G * s.r);
     printf("swap vbd -> xpbd with the table part %.0f mm deep: fastest upward vertex on the table %.3f m/s in the 10 "
            "steps before, %.3f m/s in the 60 after (limit %.3f); highest rise above its resting height %.3e m (limit "
-           "r = %.3e), still below it after 1 s by %.3e m (limit 1e-5)\n",
-           1e3 * PRESS, up_before, up_after, limit, rise, (double)s.r, depth);
+           "r + PRESS = %.3e), still below it after 1 s by %.3e m (limit 1e-5)\n",
+           1e3 * PRESS, up_before, up_after, limit, rise, (double)(s.r + PRESS), depth);
     CHECK(up_after <= limit, "upward ejection after the swap: %.3f m/s", up_after);
-    CHECK(rise <= s.r, "a vertex on the table rose %.3e m above its resting height", rise);
+    CHECK(rise <= s.r + PRESS, "a vertex on the table rose %.3e m above its resting height", rise);
     CHECK(depth < 1e-5, "the penetration was not resolved: %.3e m left", depth);
     free(z0);
     free_scene(&s);
