@@ -8,7 +8,8 @@ strip's lowest vertex 0.146 m above the table, the finger links carry 0.4670 N o
 URDF link without collision is not a shape it cannot describe). Its PNG shows the red cloth (at
 least 500 clearly red pixels of 640 x 480; measured 3588) and the grey gripper (at least 3000;
 9718). With --gap 5 the pads close 3 mm short of the cloth's contact radius: the strip only drapes
-over the lower finger and the verdict fails ("FAILED fingers squeeze"), so the check can fail.
+over the lower finger or stays hanging, and the verdict fails with "fingers squeeze" among its failed
+checks, so the check can fail.
 
 Sample 10 (samples/10_pybullet_soft_box/soft_cube_on_box.py) exits 0 (the soft cube rests on the
 dynamic box, the box on the ground, the ground carries both weights within 2%: measured 6.8670 N
@@ -73,7 +74,11 @@ def test_sample_09_verdict_fails_without_a_pinch(tmp_path):
                          capture_output=True, text=True, timeout=300)
     print(run.stdout)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "FAILED fingers squeeze" in run.stdout
+    # The verdict lists every failed check after "FAILED" (up to the first ';'). Without a pinch the
+    # squeeze check must be among them; which others fail with it (the overhang dragged up draped over
+    # a finger, or left hanging) depends on the trajectory, which rounding-level changes move.
+    failed = run.stdout.split("FAILED", 1)[1].split(";", 1)[0]
+    assert "fingers squeeze" in failed, run.stdout
 
 
 def test_sample_10_soft_cube_rests_on_the_box_and_is_drawn(tmp_path):
