@@ -51,8 +51,8 @@ static float rand_float(void) {
 /// |got - ref| in units of the last place of ref rounded to float (the float's binade).
 static double ulp_error(float got, double ref) {
     float rf = (float)ref;
-    double u = ldexp(1.0, ilogbf(rf) - 23);
-    if (rf == 0.0f || fabsf(rf) < 1.17549435e-38f) u = ldexp(1.0, -149);
+    /* zero and subnormals: the subnormal spacing (ilogbf(0) is FP_ILOGB0, INT_MIN here) */
+    const double u = (rf == 0.0f || fabsf(rf) < 1.17549435e-38f) ? ldexp(1.0, -149) : ldexp(1.0, ilogbf(rf) - 23);
     return fabs((double)got - ref) / u;
 }
 
