@@ -66,7 +66,9 @@ void centroid(const std::vector<float>& x, int32_t n, double c[3]) {
 
 int main(int argc, char** argv) {
     std::string object = "cloth";
-    int res = 16, every = 15;
+    /* 18: at res 16 the cloth falls off the pads and the table since session 11's rounding changes
+     * (CTest sample_07_bullet_gripper_res16_known_failure); 12, 14 and 18 hold. */
+    int res = 18, every = 15;
     std::string out = "out/07_bullet_gripper";
     int backend = DFM_BACKEND_AUTO;
     for (int i = 1; i < argc; ++i) {
