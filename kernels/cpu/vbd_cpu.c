@@ -6,7 +6,7 @@
 ///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
 ///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence, each
 ///   in the lanes like a color (vbd_simd.h), the last (serial) one scalar. A color forks onto
-///   the workers only from DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
+///   the workers only from DFM_CPU_SOLVE_WORK_MIN of work (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
 ///   per-particle independent loops.
@@ -103,12 +103,17 @@ static void solve_range(void* p, int32_t begin, int32_t end) {
 }
 
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
-/// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN). With deformable contact, [begin, end) is
+/// for colors of DFM_CPU_SOLVE_WORK_MIN work or more. With deformable contact, [begin, end) is
 /// sub-colour `sub` of colour c (dc->sub_particles): in the lanes when there are lanes and the
 /// sub-colour is not the serial one (its particles are independent, like a colour's).
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
                         const int32_t* color_particles, int32_t begin, int32_t end, int nt, const dfm_cpu_simd* simd,
                         int32_t c, int sub) {
+    /* fork by work, not by particle count (cpu_threads.h): the split is contiguous either way, so
+       no bit depends on it */
+    if (nt > 1 && dfm_cpu_solve_work(color_particles + begin, end - begin, view->v_tri_offsets, view->v_edge_offsets,
+                                     view->v_tet_offsets) < DFM_CPU_SOLVE_WORK_MIN)
+        nt = 1;
     if (simd && !dc) {
         dfm_cpu_simd_solve_color(simd, view, cc, c, nt);
         return;
@@ -118,7 +123,7 @@ static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, co
         return;
     }
     solve_ctx s = {view, cc, dc, color_particles + begin};
-    dfm_cpu_run(dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN), nt, end - begin, solve_range, &s);
+    dfm_cpu_run(nt > 1, nt, end - begin, solve_range, &s);
 }
 
 /// The world's particles for residual_range.
