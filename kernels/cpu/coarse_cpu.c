@@ -21,6 +21,7 @@
 #include "membrane_psd.h"
 #include "vbd_cpu.h"
 #include "vbd_particle.h"
+#include "vbd_simd.h"
 
 /// Trilinear weights below this are dropped (and the particle's others renormalised).
 #define COARSE_MIN_WEIGHT 1e-4f
@@ -221,7 +222,7 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
                         spread = pair_spread(L, i, v->tets[4 * v->v_tet_items[2 * k] + c], spread);
             }
             const int32_t m = 3 * (L->node_first[b + 1] - L->node_first[b]);
-            int32_t bw = 3 * spread + 2;
+            int32_t bw = DFM_COARSE_FULL_BAND ? m - 1 : 3 * spread + 2;
             if (bw > m - 1) bw = m > 0 ? m - 1 : 0;
             L->band_width[b] = bw;
             L->band_first[b + 1] = L->band_first[b] + (int64_t)m * (bw + 1);
@@ -244,22 +245,41 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
     return 0;
 }
 
-/// Adds w_sI w_uJ H to the band of the body with first node nf (only the lower triangle is kept).
+/// Adds w_sI w_uJ H to node block (I, J) of the band of the body with first node nf, for every
+/// slot s of particle a and u of particle b, keeping the lower triangle only: a block above the
+/// diagonal goes in transposed (it is the mirror of the element's (b, a) block). `pair`: the
+/// caller passes each unordered corner pair once, a != b, and this adds H^T at (J, I) as well
+/// (both land in the lower triangle); a == b: H itself is symmetric.
 static void add_pair(const dfm_cpu_coarse* L, double* band, int32_t bw, int32_t nf, int32_t a, int32_t b,
                      const dfm_m33* H) {
     const int32_t w = bw + 1;
+    const int pair = a != b;
     for (int32_t s = L->slot_first[a]; s < L->slot_first[a + 1]; ++s) {
-        const int32_t r0 = 3 * (L->slot_node[s] - nf);
+        const int32_t I = L->slot_node[s] - nf;
         const double wa = L->slot_weight[s];
         for (int32_t u = L->slot_first[b]; u < L->slot_first[b + 1]; ++u) {
-            const int32_t c0 = 3 * (L->slot_node[u] - nf);
+            const int32_t J = L->slot_node[u] - nf;
             const double ww = wa * L->slot_weight[u];
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c) {
-                    const int32_t row = r0 + r, col = c0 + c;
-                    if (col > row) continue;
-                    band[(size_t)row * (size_t)w + (size_t)(col - row + bw)] += ww * H->m[r][c];
-                }
+            if (I > J || (I == J && pair)) {
+                /* (I, J) gets H; a pair's (J, I) block H^T sits above the diagonal (not stored), or
+                   on it for I == J (added) */
+                double* row0 = band + (size_t)(3 * I) * (size_t)w + (size_t)(3 * J - 3 * I + bw);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) {
+                        if (I == J && c > r) continue;
+                        double v = H->m[r][c];
+                        if (I == J) v += H->m[c][r];
+                        row0[(size_t)r * (size_t)w - (size_t)r + (size_t)c] += ww * v;
+                    }
+            } else if (I < J && pair) { /* (J, I) gets H^T */
+                double* row0 = band + (size_t)(3 * J) * (size_t)w + (size_t)(3 * I - 3 * J + bw);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) row0[(size_t)r * (size_t)w - (size_t)r + (size_t)c] += ww * H->m[c][r];
+            } else if (I == J) { /* a == b, diagonal node block: lower part */
+                double* row0 = band + (size_t)(3 * I) * (size_t)w + (size_t)bw;
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c <= r; ++c) row0[(size_t)r * (size_t)w - (size_t)r + (size_t)c] += ww * H->m[r][c];
+            }
         }
     }
 }
@@ -281,7 +301,7 @@ static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
     for (int a = 0; a < 3; ++a) {
         const int32_t pa = v->tris[3 * t + a];
         if (v->mode[pa] != 0) continue;
-        for (int b = 0; b < 3; ++b) {
+        for (int b = a; b < 3; ++b) { /* each unordered pair once (add_pair) */
             const int32_t pb = v->tris[3 * t + b];
             if (v->mode[pb] == 0) add_pair(L, band, bw, nf, pa, pb, &K[a][b]);
         }
@@ -311,7 +331,7 @@ static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
     for (int a = 0; a < 4; ++a) {
         const int32_t pa = v->tets[4 * t + a];
         if (v->mode[pa] != 0) continue;
-        for (int b = 0; b < 4; ++b) {
+        for (int b = a; b < 4; ++b) { /* each unordered pair once (add_pair) */
             const int32_t pb = v->tets[4 * t + b];
             if (v->mode[pb] != 0) continue;
             const float mm = mv[a][0] * mv[b][0] + mv[a][1] * mv[b][1] + mv[a][2] * mv[b][2];
@@ -352,8 +372,12 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
     return 0;
 }
 
-void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc, int first) {
+void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc,
+                            const struct dfm_cpu_simd* simd, int nt, int first) {
     if (!L->node_first || L->particle_count != v->particle_count) return;
+    /* every particle's force less contacts, -dfm_vbd_particle_need, in the lanes (measured: the
+       scalar per-particle pass with its Hessians was 57% of a corrected swing's instructions) */
+    if (simd) dfm_cpu_simd_need(simd, v, L->force, nt);
     const int assemble = first || DFM_COARSE_REASSEMBLE;
     const float h2 = v->h * v->h;
     for (int32_t b = 0; b < L->body_count; ++b) {
@@ -374,8 +398,12 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
             const float dtr = fabsf(dfm_m33_trace(H) - L->contact_trace[i]);
             if (!assemble && dtr > DFM_COARSE_CONTACT_REFRESH * L->contact_trace[i] + 1e-3f * v->mass[i] / h2)
                 changed = 1;
-            dfm_vbd_particle_base(v, i, f, H, &f, &H);
-            dfm_vbd_accumulate_elements(v, i, &f, &H);
+            if (simd) {
+                f = dfm_v3_sub(f, dfm_v3_load(L->force + 3 * i)); /* contact - need */
+            } else {
+                dfm_vbd_particle_base(v, i, f, H, &f, &H);
+                dfm_vbd_accumulate_elements(v, i, &f, &H);
+            }
             dfm_v3_store(f, L->force + 3 * i);
         }
         double* rhs = L->rhs + 3 * (size_t)nf; /* P^T f */

@@ -22,6 +22,8 @@
 #include "contacts_cpu.h"
 #include "vbd_view.h"
 
+struct dfm_cpu_simd;
+
 /// Coarse cell width in mean edge lengths of the body (the mean over its elements' edges at the
 /// positions the level is built from). Session 10: 2 meets the swing bound with the PSD-projected
 /// exact membrane Hessian (centroid RMS 0.0034 m), 4 damps the swing (0.034 m).
@@ -33,6 +35,12 @@
 /// moved by more than this fraction of its assembled value plus 1e-3 mass / h^2 (N/m; see the file comment).
 #ifndef DFM_COARSE_CONTACT_REFRESH
 #define DFM_COARSE_CONTACT_REFRESH 0.01f
+#endif
+
+/// 1: every body's band spans its whole matrix (a dense Cholesky, as the session-10 experiment;
+/// for measurement); 0: the band its grid numbering gives (the default).
+#ifndef DFM_COARSE_FULL_BAND
+#define DFM_COARSE_FULL_BAND 0
 #endif
 
 /// 1: a body's coarse matrix is also re-assembled when its coarse residual |P^T f| grew since its
@@ -88,9 +96,11 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* level, const dfm_vbd_view* view, int6
 /// One coarse correction of every body's iterate (view->d and view->x updated). `first`: the
 /// advance's first correction, which assembles and factors the coarse matrices (every correction
 /// does with DFM_COARSE_REASSEMBLE). `contacts` may be NULL; with the legacy scatter
-/// (contacts->gather 0) the contacts stay out of the coarse problem.
+/// (contacts->gather 0) the contacts stay out of the coarse problem. `simd` (NULL = scalar) forms
+/// the particles' elastic forces in the lanes (dfm_cpu_simd_need, bitwise the scalar path), on up
+/// to `threads` workers.
 void dfm_cpu_coarse_correct(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,
-                            int first);
+                            const struct dfm_cpu_simd* simd, int threads, int first);
 
 /// Releases the level's arrays (the level is then empty: generation -1).
 void dfm_cpu_coarse_free(dfm_cpu_coarse* level);

@@ -270,7 +270,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
                                 sub == DFM_DC_SUBCOLORS ? 1 : nt, simd, c, sub);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
-        if (coarse && it < iterations - 1) dfm_cpu_coarse_correct(coarse, view, cc, it == 0); /* coarse_cpu.h */
+        if (coarse && it < iterations - 1)
+            dfm_cpu_coarse_correct(coarse, view, cc, simd, nt, it == 0); /* coarse_cpu.h */
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
     }
     if (cc) {
