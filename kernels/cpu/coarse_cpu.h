@@ -10,7 +10,8 @@
 /// corrections, which only form the right side P^T f at the current iterate. A body's matrix is
 /// re-assembled within the advance when a particle's contact Hessian changed (trace by more than
 /// DFM_COARSE_CONTACT_REFRESH relative, plus 1e-3 mass / h^2: a record became active, released or
-/// stiffened) or when its coarse residual |P^T f| grew since the last correction: with the
+/// stiffened: only the particles' blocks are redone, on the advance's element part) or when its
+/// coarse residual |P^T f| grew since the last correction (all of it): with the
 /// matrix of the first correction only, the drape diverges (session 12). Friction is not part
 /// of the coarse problem (the records' normal penalty and damping are, through their Hessians and
 /// forces); see docs/physics.md for what that costs on a slope and in a pinch.
@@ -72,6 +73,7 @@ typedef struct dfm_cpu_coarse {
     int32_t* slot_node;          ///< Per slot: the coarse node (global index).
     float* slot_weight;          ///< Per slot: the hat function's weight (a particle's weights sum to 1).
     double* band;                ///< Lower band of every body's matrix, then its Cholesky factor (row-major rows).
+    double* band_elements;       ///< The elements' part of `band` (this advance's assembly), same layout.
     double* rhs;                 ///< 3 per coarse node: P^T f, then the coarse step (m).
     float* force;                ///< 3 per particle: the local force at the iterate (N).
     float* contact_trace;        ///< Per particle: trace of its contact Hessian when the matrix was assembled (N/m).
