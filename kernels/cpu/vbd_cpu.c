@@ -23,6 +23,7 @@
 
 #include <string.h>
 
+#include "coarse_cpu.h"
 #include "contact_reaction.h"
 #include "deform_contact_cpu.h"
 #include "contact_sheet.h"
@@ -208,7 +209,7 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies,
-                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* dc) {
+                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* dc, struct dfm_cpu_coarse* coarse) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -274,6 +275,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
                                 sub == DFM_DC_SUBCOLORS ? 1 : nt, simd, c, sub);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
+        if (coarse && it < iterations - 1)
+            dfm_cpu_coarse_correct(coarse, view, cc, simd, nt, it == 0); /* coarse_cpu.h */
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
     }
     if (cc) {
