@@ -20,6 +20,8 @@
 ///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
 #include "deform_contact_cpu.h"
 
+#include "deform_balance_terms.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,14 +221,8 @@ static int shape_pull(const dfm_vbd_view* v, const dfm_contact_view* c, const fl
         if (v->mode[i] != 0) continue;
         for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
             if (c->shapes[c->rec.shape[node / 3]].coupled) continue;
-            dfm_v3 fk;
-            dfm_m33 Hk;
-            dfm_contact_point_force(c, v->d, v->h, node / 3, &fk, &Hk);
-            dfm_v3 q = dfm_v3_scale(fk, c->rec.bary[node]);
-            if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
-            const dfm_v3 n = dfm_v3_load(c->rec.normal + 3 * (node / 3));
-            const double ln = lambda[0] * n.x + lambda[1] * n.y + lambda[2] * n.z;
-            if ((double)dfm_v3_dot(n, q) + ln * (double)dfm_v3_len(q) < 0.0) return 1;
+            const dfm_v3 q = dfm_dc_shape_node_force(c, v->d, v->h, node_friction, friction, node);
+            if (dfm_dc_shape_node_pulls(c, q, node, lambda)) return 1;
         }
     }
     return 0;
@@ -315,11 +311,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
             B[b].need[1] += nd.y;
             B[b].need[2] += nd.z;
             for (int32_t node = c ? c->head[i] : -1; node >= 0; node = c->next[node]) {
-                dfm_v3 fk;
-                dfm_m33 Hk;
-                dfm_contact_point_force(c, v->d, v->h, node / 3, &fk, &Hk);
-                dfm_v3 q = dfm_v3_scale(fk, c->rec.bary[node]);
-                if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
+                const dfm_v3 q = dfm_dc_shape_node_force(c, v->d, v->h, node_friction, friction, node);
                 B[b].shape_force[0] += q.x;
                 B[b].shape_force[1] += q.y;
                 B[b].shape_force[2] += q.z;

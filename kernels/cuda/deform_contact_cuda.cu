@@ -36,8 +36,8 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "contact_response.h"
 #include "deform_balance.h"
+#include "deform_balance_terms.h"
 #include "deform_contact_cuda.h"
 #include "vbd_particle.h"
 
@@ -70,18 +70,6 @@ __device__ __forceinline__ void dc_pair_bodies(const dfm_dc_pair* pr, const int3
     *b = particle_body[pr->kind == DFM_DC_VERTEX_TRIANGLE ? pr->v[1] : pr->v[2]];
 }
 
-/// Shape contact node `node`'s force on its particle at the final iterate (dfm_cpu_dc_final_forces
-/// step 1: the record's force at d times the node's weight, plus the projection's friction).
-__device__ __forceinline__ dfm_v3 dc_node_force(const dfm_contact_view& c, const dfm_vbd_view& v,
-                                                const float* node_friction, int friction, int32_t node) {
-    dfm_v3 fk;
-    dfm_m33 Hk;
-    dfm_contact_point_force(&c, v.d, v.h, node / 3, &fk, &Hk);
-    dfm_v3 q = dfm_v3_scale(fk, c.rec.bary[node]);
-    if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
-    return q;
-}
-
 /// Final forces, stage 1 (dfm_cpu_dc_final_forces steps 1 and 3), one thread per particle i: for
 /// a dynamic particle its momentum need, raw cross-body pair force, shape contact force R and
 /// magnitude sum S into terms (10 doubles), the magnitude of each of its cross-body corner forces
@@ -102,7 +90,7 @@ __global__ void dc_particle_terms_kernel(dfm_dc_view dcv, dfm_vbd_view v, dfm_co
         t[2] = nd.z;
         const int friction = node_friction && !(c.flags & DFM_DISABLE_STATIC_FRICTION);
         for (int32_t node = c.head ? c.head[i] : -1; node >= 0; node = c.next[node]) {
-            const dfm_v3 q = dc_node_force(c, v, node_friction, friction, node);
+            const dfm_v3 q = dfm_dc_shape_node_force(&c, v.d, v.h, node_friction, friction, node);
             t[6] += q.x;
             t[7] += q.y;
             t[8] += q.z;
@@ -194,10 +182,8 @@ __global__ void dc_pull_kernel(dfm_vbd_view v, dfm_contact_view c, const float* 
     const int friction = node_friction && !(c.flags & DFM_DISABLE_STATIC_FRICTION);
     for (int32_t node = c.head[i]; node >= 0; node = c.next[node]) {
         if (c.shapes[c.rec.shape[node / 3]].coupled) continue;
-        const dfm_v3 q = dc_node_force(c, v, node_friction, friction, node);
-        const dfm_v3 n = dfm_v3_load(c.rec.normal + 3 * (node / 3));
-        const double ln = lambda[3 * b] * n.x + lambda[3 * b + 1] * n.y + lambda[3 * b + 2] * n.z;
-        if ((double)dfm_v3_dot(n, q) + ln * (double)dfm_v3_len(q) < 0.0) {
+        const dfm_v3 q = dfm_dc_shape_node_force(&c, v.d, v.h, node_friction, friction, node);
+        if (dfm_dc_shape_node_pulls(&c, q, node, lambda + 3 * b)) {
             flags[body_count + b] = 1;
             return;
         }
