@@ -11,6 +11,7 @@
 
 #include "bvh_cpu.h"
 #include "contact_response.h"
+#include "deform_balance.h"
 #include "deform_contact.h"
 #include "vbd_particle.h"
 
@@ -25,27 +26,6 @@ struct dfm_cpu_simd;
 #define DFM_DC_SUBCOLORS 64
 /// Ranges per colour in dfm_cpu_dc.sub_offsets.
 #define DFM_DC_SUBCOLOR_SLOTS (DFM_DC_SUBCOLORS + 1)
-
-/// One body's figures in dfm_cpu_dc_final_forces (world frame).
-typedef struct dfm_cpu_dc_body {
-    double need[3];        ///< The contact force its motion needs, over its dynamic particles (N).
-    double raw[3];         ///< The raw force of its pairs with other bodies at the final iterate (N).
-    double shape_force[3]; ///< R: its shape contacts' force at the final iterate (N).
-    double shape_sum;      ///< S: their force magnitudes summed, shapes that take a share only (N).
-    int32_t root;          ///< Union-find parent over the touching body pairs.
-    uint8_t pinned;        ///< 1: a pinned or kinematic vertex (its pins take any gap).
-    int32_t grounded;      ///< On a component root: its bodies that are pinned or have shapes in L.
-    uint8_t shape_on;      ///< 1: its shapes are in L (S > 0 and no share of them would pull).
-    uint8_t solved;        ///< 1: unpinned in a grounded component (balanced to its need).
-} dfm_cpu_dc_body;
-
-/// One pair of bodies with deformable contact pairs between them (dfm_cpu_dc_final_forces).
-typedef struct dfm_cpu_dc_edge {
-    int32_t lo, hi;    ///< The two bodies, lo < hi.
-    double s_lo, s_hi; ///< Sums of the raw corner-force magnitudes on each side's dynamic particles (N).
-    double c;          ///< Conductance (s_lo + s_hi) / 2 (N per unit potential); 0: not touching.
-    double delta[3];   ///< Change of the force on hi (N, world frame; -delta on lo).
-} dfm_cpu_dc_edge;
 
 /// One pair's terms at the final iterate (dfm_cpu_dc_final_forces): what dfm_dc_pair_force adds
 /// to a corner's force, kept once per pair so that its 4 corners, twice each, reuse them (the
@@ -149,7 +129,7 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
 /// raw - R, L the c-weighted Laplacian of the body graph plus S on its diagonal, pinned bodies
 /// held at lambda = 0 (c_e: the pair's mean corner-force magnitude sum; R, S: the body's shape
 /// contact force and magnitude sum, as dfm_contact_body_extra, whose extra then equals lambda).
-/// Conjugate gradients in double. On a stack (a tree) this is the only balance: each interface
+/// Conjugate gradients in double (deform_balance.c, shared with the CUDA backend). On a stack (a tree) this is the only balance: each interface
 /// carries every weight above it; summed, the shapes carry the needs of all bodies. Each side's
 /// change is spread over its corners in proportion to their force magnitudes. A body whose share
 /// S_b lambda_b would turn one of its shape contacts into a pull (the reactions cut those, and the

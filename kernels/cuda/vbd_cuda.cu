@@ -1152,8 +1152,9 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                                                                          b->stream, err, err_size));
                 }
             if (deform) { /* the reactions take the deformable-contact forces out of the residuals */
-                TIMED(DFM_PHASE_REACTIONS, dfm_cuda_dc_final_forces(&b->deform, a.vbd, a.view.head, b->body_offsets,
-                                                                    b->particle_body, b->stream, err, err_size));
+                TIMED(DFM_PHASE_REACTIONS,
+                      dfm_cuda_dc_final_forces(&b->deform, deform, a.vbd, a.view, c->node_friction, b->body_offsets,
+                                               b->particle_body, b->stream, err, err_size));
                 a.deform_force = b->deform.final_force;
             }
             TIMED(DFM_PHASE_REACTIONS, dfm_cuda_contacts_finalize(c, &a, b->stream, err, err_size));
@@ -1437,6 +1438,6 @@ extern "C" int dfm_cuda_backend_upload_deform(dfm_cuda_backend* b, const dfm_cpu
     }
     if (b->deform.generation == generation && b->deform.particle_count == b->view.particle_count) return 0;
     free_graph(b); /* no graph runs with deformable contact; a stale one must not outlive its buffers */
-    return dfm_cuda_dc_upload(&b->deform, s, generation, b->view.particle_count, b->body_count, b->stream, err,
-                              err_size);
+    return dfm_cuda_dc_upload(&b->deform, s, generation, b->view.particle_count, b->body_count, b->particle_body,
+                              b->stream, err, err_size);
 }

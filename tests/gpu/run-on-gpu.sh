@@ -63,7 +63,8 @@ elif [ -n "$san" ]; then
   step racecheck_contacts "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
   step memcheck_bvh "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
   step racecheck_bvh "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
-  # Deformable-deformable contact on CUDA (issue 16): guess bound, sub-colour solve, final forces.
+  # Deformable-deformable contact on CUDA (issue 16): guess bound, sub-colour solve, final forces
+  # and their body-graph balance (three stacked cubes: the sums, the host solve, the spread).
   step memcheck_deform "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
   step racecheck_deform "$san" --tool racecheck --error-exitcode 1 \
     build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
