@@ -15,16 +15,21 @@
 ///   thread per particle (serial layout) or 16 lanes per particle with a fixed butterfly (tiled
 ///   layout), the same layout the per-color path picks for that color, so the results are bitwise
 ///   the per-color path's. No atomics.
-/// - P3 applies-TODO: the per-element constants (membrane and hinge coefficients, computed per
-///   visit on CUDA today) would be hoisted once per step into a compact table staged in shared
-///   memory next to the positions (budget in docs/perf.md, "the shared-memory sweep"); element data
-///   is read from global memory through L1 in this slice.
+/// - P3 applies-TODO: element data is read from global memory through L1 here; mode 3
+///   (vbd_cuda_sweep_resident.cuh) stages it in shared memory for the bodies that fit, and this
+///   kernel runs the others. The membrane and hinge coefficients stay per visit on both (bitwise
+///   parity with the per-color path; budget in docs/perf.md, "the shared-memory sweep").
 /// - P4 applies-TODO: staging and write-back are flat coalesced copies of the body's contiguous
 ///   range; inside the sweep the neighbour reads are indexed gathers from shared memory (12-byte
 ///   stride, bank conflicts not measured); particles are not renumbered by color, element and
 ///   adjacency arrays are the model's global SoA (local 16-bit indices would halve them).
 #ifndef DFM_VBD_CUDA_SWEEP_SHARED_CUH
 #define DFM_VBD_CUDA_SWEEP_SHARED_CUH
+
+/// Tiers of the shared sweeps, one per block (counted in dfm_cuda_backend.sweep_runs): resident
+/// (particles and elements staged: vbd_cuda_sweep_resident.cuh, mode 3), particles staged (this
+/// file), global memory (this file's fallback).
+enum { DFM_SWEEP_TIER_RESIDENT = 0, DFM_SWEEP_TIER_STAGED = 1, DFM_SWEEP_TIER_GLOBAL = 2, DFM_SWEEP_TIERS = 3 };
 
 /// Shared memory per staged particle, bytes: x, x_prev, d and y, 3 floats each.
 #define DFM_SWEEP_PARTICLE_BYTES 48
@@ -73,8 +78,10 @@ __device__ __forceinline__ void body_sweeps(const dfm_vbd_view& v, const dfm_con
         }
 }
 
-/// The substep's (or, with work between iterations, one iteration's) sweeps of every body, one
-/// block per body (parallelism review in the file comment). A body of at most staged_max particles
+/// The substep's (or, with work between iterations, one iteration's) sweeps of the bodies in
+/// `bodies` (mode 2: all of them; mode 3: those not resident, vbd_cuda_sweep_resident.cuh), one
+/// block per body (parallelism review in the file comment). Thread 0 counts the block's tier in
+/// runs[] (DFM_SWEEP_TIER_STAGED or _GLOBAL; one integer atomicAdd, order-free). A body of at most staged_max particles
 /// is staged: its x, x_prev, d and y are copied into dynamic shared memory (12 * staged_max floats),
 /// the solve runs on a view whose x, x_prev, d and y point into that copy, and x and d are written
 /// back at the end (x_prev and y do not change in a sweep). A larger body runs the same sweeps on
@@ -94,11 +101,13 @@ template <int TET_ONLY, int LAYOUT>
 __global__ void solve_body_staged_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
                                          const float* acc_H, const int32_t* __restrict__ particles,
                                          const int32_t* __restrict__ ranges, const uint8_t* __restrict__ serial,
-                                         const int32_t* __restrict__ body_offsets, int32_t color_count,
-                                         int32_t iterations, int32_t staged_max) {
+                                         const int32_t* __restrict__ body_offsets, const int32_t* __restrict__ bodies,
+                                         int32_t color_count, int32_t iterations, int32_t staged_max,
+                                         unsigned long long* runs) {
     extern __shared__ float s_state[];
-    const int32_t body = (int32_t)blockIdx.x;
+    const int32_t body = bodies[blockIdx.x];
     const int32_t first = body_offsets[body], n = body_offsets[body + 1] - first;
+    if (threadIdx.x == 0) atomicAdd(runs + (n > staged_max ? DFM_SWEEP_TIER_GLOBAL : DFM_SWEEP_TIER_STAGED), 1ull);
     if (n > staged_max) { /* uniform per block: the fallback on global memory */
         body_sweeps<TET_ONLY, LAYOUT>(v, c, mode, acc_f, acc_H, particles, ranges, serial, color_count, iterations,
                                       body);
@@ -220,7 +229,7 @@ static int sweep_shared_kernels_setup(int layout, size_t smem, cudaFuncAttribute
 static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* desc, const int32_t* ranges, char* err,
                               size_t err_size) {
     b->sweep_shared_ok = 0;
-    if (b->body_sweep != 2) return 0;
+    if (b->body_sweep < 2) return 0;
     const dfm_vbd_view* h = desc->host;
     const int32_t nb = desc->body_count, nc = desc->color_count;
     const int32_t* off = desc->body_offsets;
@@ -291,6 +300,9 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
     free(serial);
     if (r) return r;
     b->sweep_color_serial = (uint8_t*)p;
+    r = upload(b, &p, NULL, DFM_SWEEP_TIERS * sizeof(unsigned long long), err, err_size); /* zero-filled */
+    if (r) return r;
+    b->sweep_runs = (unsigned long long*)p;
     b->sweep_staged_max = staged;
     b->sweep_shared_block = block;
     b->sweep_layout = layout;
@@ -309,17 +321,20 @@ static void sweep_shared_features(dfm_cuda_backend* b, const dfm_cuda_contacts_d
                            sweep_items_in_one_body(desc->feat_faces, desc->feat_face_count, 3, off, nb);
 }
 
-/// Launches one instantiation of the shared sweep.
+/// Launches one instantiation of the shared sweep over the bodies that are not resident (the
+/// body list after its b->sweep_resident_count resident ones: all of them in mode 2).
 template <int TET_ONLY, int LAYOUT>
 static void launch_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, int32_t iterations) {
     const dfm_cuda_contacts* c = &b->contacts;
     const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
-    solve_body_staged_kernel<TET_ONLY, LAYOUT><<<(unsigned)b->body_count, b->sweep_shared_block, smem, b->stream>>>(
-        a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
-        b->body_offsets, b->color_count, iterations, b->sweep_staged_max);
+    solve_body_staged_kernel<TET_ONLY, LAYOUT>
+        <<<(unsigned)b->sweep_rest_count, b->sweep_shared_block, smem, b->stream>>>(
+            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
+            b->body_offsets, b->sweep_body_list + b->sweep_resident_count, b->color_count, iterations,
+            b->sweep_staged_max, b->sweep_runs);
 }
 
-/// The shared sweep over every body, `iterations` sweeps in one launch.
+/// The shared sweep over the bodies that are not resident, `iterations` sweeps in one launch.
 static int launch_body_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags,
                               int32_t iterations, char* err, size_t err_size) {
     const int tet = b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL);
