@@ -271,35 +271,17 @@ static dfm_sweep_resident_body rs_plan(const dfm_vbd_view* h, const int32_t* off
     return r;
 }
 
-/// Sets up one instantiation of the resident kernel for `smem` bytes of dynamic shared memory (the
-/// limit raised above 48 KB; shared memory preferred over L1: the kernel reads nearly everything
-/// from shared memory) and returns its attributes.
-template <int TET_ONLY, int LAYOUT>
-static int resident_kernel_setup(size_t smem, cudaFuncAttributes* fa, char* err, size_t err_size) {
-    DFM_CUDA_TRY(cudaFuncGetAttributes(fa, solve_body_resident_kernel<TET_ONLY, LAYOUT>));
-    if (smem > 48u * 1024u)
-        DFM_CUDA_TRY(cudaFuncSetAttribute(solve_body_resident_kernel<TET_ONLY, LAYOUT>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    DFM_CUDA_TRY(cudaFuncSetAttribute(solve_body_resident_kernel<TET_ONLY, LAYOUT>,
-                                      cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      (int)cudaSharedmemCarveoutMaxShared));
-    return 0;
-}
-
-/// The instantiations a layout launches (as sweep_shared_kernels_setup); attributes in fa[0..1].
-static int resident_kernels_setup(int layout, size_t smem, cudaFuncAttributes fa[2], char* err, size_t err_size) {
-    int r = 0;
+/// The resident kernel's two instantiations for a layout (as staged_kernels).
+static void resident_kernels(int layout, const void* k[2]) {
     if (layout == DFM_SWEEP_SERIAL) {
-        r = resident_kernel_setup<0, DFM_SWEEP_SERIAL>(smem, &fa[0], err, err_size);
-        fa[1] = fa[0];
+        k[0] = k[1] = (const void*)solve_body_resident_kernel<0, DFM_SWEEP_SERIAL>;
     } else if (layout == DFM_SWEEP_TILED) {
-        r = resident_kernel_setup<0, DFM_SWEEP_TILED>(smem, &fa[0], err, err_size);
-        if (!r) r = resident_kernel_setup<1, DFM_SWEEP_TILED>(smem, &fa[1], err, err_size);
+        k[0] = (const void*)solve_body_resident_kernel<0, DFM_SWEEP_TILED>;
+        k[1] = (const void*)solve_body_resident_kernel<1, DFM_SWEEP_TILED>;
     } else {
-        r = resident_kernel_setup<0, DFM_SWEEP_MIXED>(smem, &fa[0], err, err_size);
-        if (!r) r = resident_kernel_setup<1, DFM_SWEEP_MIXED>(smem, &fa[1], err, err_size);
+        k[0] = (const void*)solve_body_resident_kernel<0, DFM_SWEEP_MIXED>;
+        k[1] = (const void*)solve_body_resident_kernel<1, DFM_SWEEP_MIXED>;
     }
-    return r;
 }
 
 /// The tiers of the model's bodies, after sweep_shared_setup (b->sweep_shared_ok; `desc` as there).
@@ -325,9 +307,11 @@ static int sweep_resident_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* 
     }
     int r = 0;
     cudaFuncAttributes fa[2];
+    const void* kernels[2];
+    resident_kernels(b->sweep_layout, kernels);
     /* The resident kernels' static shared memory (none today; read, not assumed) comes off the limit. */
     int64_t room = b->sweep_shared_limit;
-    if (b->body_sweep == 3) r = resident_kernels_setup(b->sweep_layout, 0, fa, err, err_size);
+    if (b->body_sweep == 3) r = sweep_kernels_setup(kernels, 0, 0, fa, err, err_size);
     if (b->body_sweep == 3 && !r)
         room -= (int64_t)(fa[0].sharedSizeBytes > fa[1].sharedSizeBytes ? fa[0].sharedSizeBytes
                                                                         : fa[1].sharedSizeBytes);
@@ -356,7 +340,9 @@ static int sweep_resident_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* 
             staged = plans[k].n;
     }
     if (!r && b->body_sweep == 3 && resident > 0)
-        r = resident_kernels_setup(b->sweep_layout, (size_t)largest, fa, err, err_size);
+        /* the limit raised for the largest resident body; shared memory preferred over L1 (the kernel
+         * reads nearly everything from shared memory) */
+        r = sweep_kernels_setup(kernels, (size_t)largest, 1, fa, err, err_size);
     int32_t block = b->sweep_shared_block;
     for (int k = 0; k < 2 && !r && resident > 0; ++k) {
         const int32_t most = fa[k].maxThreadsPerBlock / 32 * 32;

@@ -193,31 +193,35 @@ static int sweep_shared_knobs(dfm_cuda_backend* b, int device, char* err, size_t
     return 0;
 }
 
-/// Sets the dynamic shared memory limit of one instantiation and returns its attributes.
-template <int TET_ONLY, int LAYOUT>
-static int sweep_shared_kernel_setup(size_t smem, cudaFuncAttributes* fa, char* err, size_t err_size) {
-    DFM_CUDA_TRY(cudaFuncGetAttributes(fa, solve_body_staged_kernel<TET_ONLY, LAYOUT>));
-    if (smem > 48u * 1024u)
-        DFM_CUDA_TRY(cudaFuncSetAttribute(solve_body_staged_kernel<TET_ONLY, LAYOUT>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+/// Reads the attributes of the two kernels k[0..1] (the instantiations a layout launches: generic and
+/// tet-only, the same one twice for the serial layout) into fa[0..1], raises their dynamic shared
+/// memory limit to `smem` when it is above the 48 KB default, and with prefer_shared asks for the
+/// largest shared-memory carveout. Shared by mode 2's kernels and the resident ones.
+static int sweep_kernels_setup(const void* const k[2], size_t smem, int prefer_shared, cudaFuncAttributes fa[2],
+                               char* err, size_t err_size) {
+    for (int j = 0; j < 2; ++j) {
+        DFM_CUDA_TRY(cudaFuncGetAttributes(&fa[j], k[j]));
+        if (smem > 48u * 1024u)
+            DFM_CUDA_TRY(cudaFuncSetAttribute(k[j], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        if (prefer_shared)
+            DFM_CUDA_TRY(cudaFuncSetAttribute(k[j], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              (int)cudaSharedmemCarveoutMaxShared));
+    }
     return 0;
 }
 
-/// The two instantiations a layout launches (the serial layout has one: TET_ONLY changes only the
-/// tiled solve), set up for `smem` bytes; their attributes in fa[0..1] (the serial one twice).
-static int sweep_shared_kernels_setup(int layout, size_t smem, cudaFuncAttributes fa[2], char* err, size_t err_size) {
-    int r = 0;
+/// Mode 2's two instantiations for a layout (as sweep_kernels_setup takes them; the serial layout
+/// has one: TET_ONLY changes only the tiled solve).
+static void staged_kernels(int layout, const void* k[2]) {
     if (layout == DFM_SWEEP_SERIAL) {
-        r = sweep_shared_kernel_setup<0, DFM_SWEEP_SERIAL>(smem, &fa[0], err, err_size);
-        fa[1] = fa[0];
+        k[0] = k[1] = (const void*)solve_body_staged_kernel<0, DFM_SWEEP_SERIAL>;
     } else if (layout == DFM_SWEEP_TILED) {
-        r = sweep_shared_kernel_setup<0, DFM_SWEEP_TILED>(smem, &fa[0], err, err_size);
-        if (!r) r = sweep_shared_kernel_setup<1, DFM_SWEEP_TILED>(smem, &fa[1], err, err_size);
+        k[0] = (const void*)solve_body_staged_kernel<0, DFM_SWEEP_TILED>;
+        k[1] = (const void*)solve_body_staged_kernel<1, DFM_SWEEP_TILED>;
     } else {
-        r = sweep_shared_kernel_setup<0, DFM_SWEEP_MIXED>(smem, &fa[0], err, err_size);
-        if (!r) r = sweep_shared_kernel_setup<1, DFM_SWEEP_MIXED>(smem, &fa[1], err, err_size);
+        k[0] = (const void*)solve_body_staged_kernel<0, DFM_SWEEP_MIXED>;
+        k[1] = (const void*)solve_body_staged_kernel<1, DFM_SWEEP_MIXED>;
     }
-    return r;
 }
 
 /// The shared sweep's per-model data, at upload (body_count > 0, b->sweep_ok, `ranges`: the host
@@ -272,7 +276,9 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
     }
     const size_t smem = (size_t)staged * DFM_SWEEP_PARTICLE_BYTES;
     cudaFuncAttributes fa[2];
-    int r = sweep_shared_kernels_setup(layout, smem, fa, err, err_size);
+    const void* kernels[2];
+    staged_kernels(layout, kernels);
+    int r = sweep_kernels_setup(kernels, smem, 0, fa, err, err_size);
     if (r) {
         free(serial);
         return r;

@@ -107,27 +107,29 @@ static int pair(const char* what, gcs_setup_fn setup, gcs_drive_fn drive, int32_
     if (tiled.skipped) return 1;
     gcs_run_result serial = run_with("0", ALL_SERIAL, NULL, d, beta);
     printf("%s: serial kernel vs tiled %.3g m (other rounding, not asserted)\n", what, gcs_max_diff(&tiled, &serial));
-    gcs_run_result r[5];
-    memset(r, 0, sizeof(r));
-    sweep_seen seen;
-    if (!g_resident_only) {
-        r[0] = run_seen("1", ALL_TILED, NULL, d, beta, &seen);
-        same(what, "sweep (global) vs per-color tiled", &tiled, &r[0]);
-        tiers(what, "sweep (global)", &seen, 0, 0, 0); /* mode 1 has no tiers */
-        r[1] = run_seen("2", ALL_TILED, NULL, d, beta, &seen);
-        same(what, "shared sweep vs per-color tiled", &tiled, &r[1]);
-        tiers(what, "shared sweep, tiled", &seen, 0, 1, 0);
-        r[2] = run_seen("2", ALL_SERIAL, NULL, d, beta, &seen);
-        same(what, "shared sweep vs per-color serial", &serial, &r[2]);
-        tiers(what, "shared sweep, serial", &seen, 0, 1, 0);
+    /* Each sweep run: mode, layout (1 = every color serial), what it is, the tiers that must run
+     * (resident, particles staged, global; mode 1 has no tiers). */
+    typedef struct sweep_case {
+        const char* mode;
+        int serial;
+        const char* how;
+        int tier[3];
+    } sweep_case;
+    const sweep_case cases[5] = {
+        {"1", 0, "sweep (global) vs per-color tiled", {0, 0, 0}},
+        {"2", 0, "shared sweep vs per-color tiled", {0, 1, 0}},
+        {"2", 1, "shared sweep vs per-color serial", {0, 1, 0}},
+        {"3", 0, "resident sweep vs per-color tiled", {1, 0, 0}},
+        {"3", 1, "resident sweep vs per-color serial", {1, 0, 0}},
+    };
+    for (int k = g_resident_only ? 3 : 0; k < 5; ++k) {
+        const sweep_case* q = &cases[k];
+        sweep_seen seen;
+        gcs_run_result r = run_seen(q->mode, q->serial ? ALL_SERIAL : ALL_TILED, NULL, d, beta, &seen);
+        same(what, q->how, q->serial ? &serial : &tiled, &r);
+        tiers(what, q->how, &seen, q->tier[0], q->tier[1], q->tier[2]);
+        free(r.x);
     }
-    r[3] = run_seen("3", ALL_TILED, NULL, d, beta, &seen);
-    same(what, "resident sweep vs per-color tiled", &tiled, &r[3]);
-    tiers(what, "resident sweep, tiled", &seen, 1, 0, 0);
-    r[4] = run_seen("3", ALL_SERIAL, NULL, d, beta, &seen);
-    same(what, "resident sweep vs per-color serial", &serial, &r[4]);
-    tiers(what, "resident sweep, serial", &seen, 1, 0, 0);
-    for (int k = 0; k < 5; ++k) free(r[k].x);
     free(tiled.x);
     free(serial.x);
     return 0;
