@@ -33,12 +33,16 @@
 ///   the model's order, so the indices in it are the model's and the shared per-particle code
 ///   reads them unchanged); 16-bit local indices would cut the budget to ~150 KB (docs/perf.md).
 ///
-/// Data movement per substep of a 24 x 24 cloth body (576 particles, 1058 triangles, 1541 hinges):
-/// mode 2 reads 27.6 KB of particle state once, then per iteration ~229 KB of element data,
-/// adjacency, mass/drag/mode from L2/DRAM (more when visits miss: each element is read by its
-/// 3-4 corners); this kernel reads 211.5 KB once per launch and writes 13.8 KB (x, d). At 1024
-/// environments, 4 substeps x 10 iterations: ~9.4-20 GB per step from global memory -> 0.87 GB
-/// (the docs' floor: 2.0-4.2 ms -> ~0.2 ms of bytes); prediction in docs/perf.md, "third slice".
+/// Data movement of a 24 x 24 cloth body (576 particles, 1058 triangles, 1541 hinges), from global
+/// memory: mode 2 reads 27.6 KB of particle state per launch, then per sweep (an iteration, 6
+/// colors) ~188 KB of element data, adjacency and mass/drag/mode (once per element if its 3-4
+/// visits hit L1/L2, up to ~2.3x that if they miss) plus the contact lists and records; this
+/// kernel reads 211.5 KB once per launch (the substep's 10 sweeps), writes 13.8 KB, and per sweep
+/// reads only the contact lists and records. Cloth-lift at 1024 environments: ~9.4-20 GB per step
+/// -> ~0.9 GB of staging + <= 1.6 GB of contact data. Predicted (docs/perf.md, "third slice"; not
+/// yet measured): one block per SM (211.5 KB) with 3-4 warps, so latency-bound rather than
+/// byte-bound: cloth-lift 27.9k -> ~35k env-steps/s at 1024 environments (range 30k-43k), soft-lift
+/// ~34k (0.8-1.2x mode 2: 2 blocks of 2 warps per SM against mode 2's 9).
 #ifndef DFM_VBD_CUDA_SWEEP_RESIDENT_CUH
 #define DFM_VBD_CUDA_SWEEP_RESIDENT_CUH
 
