@@ -275,17 +275,18 @@ static dfm_sweep_resident_body rs_plan(const dfm_vbd_view* h, const int32_t* off
     return r;
 }
 
+/// Stores the instantiation run<TET_ONLY, LAYOUT> names (for sweep_dispatch).
+struct resident_kernel_ptr {
+    const void** out;
+    template <int TET_ONLY, int LAYOUT>
+    void run() const {
+        *out = (const void*)solve_body_resident_kernel<TET_ONLY, LAYOUT>;
+    }
+};
+
 /// The resident kernel's two instantiations for a layout (as staged_kernels).
 static void resident_kernels(int layout, const void* k[2]) {
-    if (layout == DFM_SWEEP_SERIAL) {
-        k[0] = k[1] = (const void*)solve_body_resident_kernel<0, DFM_SWEEP_SERIAL>;
-    } else if (layout == DFM_SWEEP_TILED) {
-        k[0] = (const void*)solve_body_resident_kernel<0, DFM_SWEEP_TILED>;
-        k[1] = (const void*)solve_body_resident_kernel<1, DFM_SWEEP_TILED>;
-    } else {
-        k[0] = (const void*)solve_body_resident_kernel<0, DFM_SWEEP_MIXED>;
-        k[1] = (const void*)solve_body_resident_kernel<1, DFM_SWEEP_MIXED>;
-    }
+    for (int tet = 0; tet < 2; ++tet) sweep_dispatch(layout, tet, resident_kernel_ptr{&k[tet]});
 }
 
 /// The tiers of the model's bodies, after sweep_shared_setup (b->sweep_shared_ok; `desc` as there).
@@ -375,15 +376,21 @@ static int sweep_resident_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* 
     return 0;
 }
 
-/// Launches one instantiation of the resident sweep over the resident bodies.
-template <int TET_ONLY, int LAYOUT>
-static void launch_resident(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, int32_t iterations) {
-    const dfm_cuda_contacts* c = &b->contacts;
-    solve_body_resident_kernel<TET_ONLY, LAYOUT>
-        <<<(unsigned)b->sweep_resident_count, b->sweep_resident_block, (size_t)b->sweep_resident_bytes, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
+/// Launches the resident sweep over the resident bodies, `iterations` sweeps (for sweep_dispatch).
+struct resident_launch {
+    dfm_cuda_backend* b;
+    const dfm_cuda_advance* a;
+    int mode;
+    int32_t iterations;
+    template <int TET_ONLY, int LAYOUT>
+    void run() const {
+        const dfm_cuda_contacts* c = &b->contacts;
+        solve_body_resident_kernel<TET_ONLY, LAYOUT><<<(unsigned)b->sweep_resident_count, b->sweep_resident_block,
+                                                       (size_t)b->sweep_resident_bytes, b->stream>>>(
+            a->vbd, a->view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
             b->sweep_plans, b->sweep_body_list, b->color_count, iterations, b->sweep_runs);
-}
+    }
+};
 
 /// The shared sweeps of every body, `iterations` sweeps in one launch each: the resident bodies
 /// (mode 3) with the resident kernel, the others with mode 2's (over the rest of the body list).
@@ -393,16 +400,7 @@ static int launch_body_shared(dfm_cuda_backend* b, const dfm_cuda_advance& a, in
                               int32_t iterations, char* err, size_t err_size) {
     const int tet = b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL);
     if (b->sweep_resident_count > 0) {
-        if (b->sweep_layout == DFM_SWEEP_SERIAL)
-            launch_resident<0, DFM_SWEEP_SERIAL>(b, a, mode, iterations);
-        else if (b->sweep_layout == DFM_SWEEP_TILED && tet)
-            launch_resident<1, DFM_SWEEP_TILED>(b, a, mode, iterations);
-        else if (b->sweep_layout == DFM_SWEEP_TILED)
-            launch_resident<0, DFM_SWEEP_TILED>(b, a, mode, iterations);
-        else if (tet)
-            launch_resident<1, DFM_SWEEP_MIXED>(b, a, mode, iterations);
-        else
-            launch_resident<0, DFM_SWEEP_MIXED>(b, a, mode, iterations);
+        sweep_dispatch(b->sweep_layout, tet, resident_launch{b, &a, mode, iterations});
         DFM_CUDA_TRY(cudaGetLastError());
     }
     if (b->sweep_rest_count > 0) return launch_body_staged(b, a, mode, flags, iterations, err, err_size);

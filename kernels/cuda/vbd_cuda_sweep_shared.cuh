@@ -193,6 +193,23 @@ static int sweep_shared_knobs(dfm_cuda_backend* b, int device, char* err, size_t
     return 0;
 }
 
+/// Calls f.template run<TET_ONLY, LAYOUT>() for the instantiation a layout and the tet-only choice
+/// pick (the serial layout has one: TET_ONLY changes only the tiled solve). Shared by mode 2's
+/// launch and the resident one.
+template <class F>
+static void sweep_dispatch(int layout, int tet, const F& f) {
+    if (layout == DFM_SWEEP_SERIAL)
+        f.template run<0, DFM_SWEEP_SERIAL>();
+    else if (layout == DFM_SWEEP_TILED && tet)
+        f.template run<1, DFM_SWEEP_TILED>();
+    else if (layout == DFM_SWEEP_TILED)
+        f.template run<0, DFM_SWEEP_TILED>();
+    else if (tet)
+        f.template run<1, DFM_SWEEP_MIXED>();
+    else
+        f.template run<0, DFM_SWEEP_MIXED>();
+}
+
 /// Reads the attributes of the two kernels k[0..1] (the instantiations a layout launches: generic and
 /// tet-only, the same one twice for the serial layout) into fa[0..1], raises their dynamic shared
 /// memory limit to `smem` when it is above the 48 KB default, and with prefer_shared asks for the
@@ -210,18 +227,18 @@ static int sweep_kernels_setup(const void* const k[2], size_t smem, int prefer_s
     return 0;
 }
 
-/// Mode 2's two instantiations for a layout (as sweep_kernels_setup takes them; the serial layout
-/// has one: TET_ONLY changes only the tiled solve).
-static void staged_kernels(int layout, const void* k[2]) {
-    if (layout == DFM_SWEEP_SERIAL) {
-        k[0] = k[1] = (const void*)solve_body_staged_kernel<0, DFM_SWEEP_SERIAL>;
-    } else if (layout == DFM_SWEEP_TILED) {
-        k[0] = (const void*)solve_body_staged_kernel<0, DFM_SWEEP_TILED>;
-        k[1] = (const void*)solve_body_staged_kernel<1, DFM_SWEEP_TILED>;
-    } else {
-        k[0] = (const void*)solve_body_staged_kernel<0, DFM_SWEEP_MIXED>;
-        k[1] = (const void*)solve_body_staged_kernel<1, DFM_SWEEP_MIXED>;
+/// Stores the instantiation run<TET_ONLY, LAYOUT> names (for sweep_dispatch).
+struct staged_kernel_ptr {
+    const void** out;
+    template <int TET_ONLY, int LAYOUT>
+    void run() const {
+        *out = (const void*)solve_body_staged_kernel<TET_ONLY, LAYOUT>;
     }
+};
+
+/// Mode 2's two instantiations for a layout, generic and tet-only (as sweep_kernels_setup takes them).
+static void staged_kernels(int layout, const void* k[2]) {
+    for (int tet = 0; tet < 2; ++tet) sweep_dispatch(layout, tet, staged_kernel_ptr{&k[tet]});
 }
 
 /// The shared sweep's per-model data, at upload (body_count > 0, b->sweep_ok, `ranges`: the host
@@ -327,33 +344,30 @@ static void sweep_shared_features(dfm_cuda_backend* b, const dfm_cuda_contacts_d
                            sweep_items_in_one_body(desc->feat_faces, desc->feat_face_count, 3, off, nb);
 }
 
-/// Launches one instantiation of the shared sweep over the bodies that are not resident (the
-/// body list after its b->sweep_resident_count resident ones: all of them in mode 2).
-template <int TET_ONLY, int LAYOUT>
-static void launch_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, int32_t iterations) {
-    const dfm_cuda_contacts* c = &b->contacts;
-    const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
-    solve_body_staged_kernel<TET_ONLY, LAYOUT>
-        <<<(unsigned)b->sweep_rest_count, b->sweep_shared_block, smem, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
-            b->body_offsets, b->sweep_body_list + b->sweep_resident_count, b->color_count, iterations,
-            b->sweep_staged_max, b->sweep_runs);
-}
+/// Launches mode 2's sweep over the bodies that are not resident (the body list after its
+/// b->sweep_resident_count resident ones: all of them in mode 2), `iterations` sweeps.
+struct staged_launch {
+    dfm_cuda_backend* b;
+    const dfm_cuda_advance* a;
+    int mode;
+    int32_t iterations;
+    template <int TET_ONLY, int LAYOUT>
+    void run() const {
+        const dfm_cuda_contacts* c = &b->contacts;
+        const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
+        solve_body_staged_kernel<TET_ONLY, LAYOUT>
+            <<<(unsigned)b->sweep_rest_count, b->sweep_shared_block, smem, b->stream>>>(
+                a->vbd, a->view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges,
+                b->sweep_color_serial, b->body_offsets, b->sweep_body_list + b->sweep_resident_count, b->color_count,
+                iterations, b->sweep_staged_max, b->sweep_runs);
+    }
+};
 
 /// The shared sweep over the bodies that are not resident, `iterations` sweeps in one launch.
 static int launch_body_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags,
                               int32_t iterations, char* err, size_t err_size) {
     const int tet = b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL);
-    if (b->sweep_layout == DFM_SWEEP_SERIAL)
-        launch_staged<0, DFM_SWEEP_SERIAL>(b, a, mode, iterations);
-    else if (b->sweep_layout == DFM_SWEEP_TILED && tet)
-        launch_staged<1, DFM_SWEEP_TILED>(b, a, mode, iterations);
-    else if (b->sweep_layout == DFM_SWEEP_TILED)
-        launch_staged<0, DFM_SWEEP_TILED>(b, a, mode, iterations);
-    else if (tet)
-        launch_staged<1, DFM_SWEEP_MIXED>(b, a, mode, iterations);
-    else
-        launch_staged<0, DFM_SWEEP_MIXED>(b, a, mode, iterations);
+    sweep_dispatch(b->sweep_layout, tet, staged_launch{b, &a, mode, iterations});
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }
