@@ -98,7 +98,11 @@ enum {
                                               ///< tiled elasticity solve instead of two (bitwise equal results).
     DFM_DISABLE_TET_KERNEL = 1u << 10,        ///< CUDA: the generic elasticity kernel also for tet-only models
                                               ///< (bitwise equal results).
-    DFM_DISABLE_KNOWN_FLAGS = (1u << 11) - 1u ///< Every bit above is known; others are refused at creation.
+    DFM_DISABLE_DEFORMABLE_PAIR_REUSE = 1u << 11, ///< CPU deformable contact: find the pairs at every substep
+                                                  ///< instead of once per step, within a radius widened by
+                                                  ///< the step's motion and each substep's motion bounded
+                                                  ///< by its share (docs/DESIGN.md; results differ).
+    DFM_DISABLE_KNOWN_FLAGS = (1u << 12) - 1u     ///< Every bit above is known; others are refused at creation.
 };
 
 /// Most substeps and iterations per step a world takes (world def, dfm_world_set_solver_counts): a
