@@ -232,11 +232,17 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
            they were found, and this advance's share of it exceeds its inertial motion */
         --s->covered;
         s->detected = 0;
-        s->candidates = 0;
-        s->dropped = 0;
+        s->dropped = 0; /* counted once, at the detection (s->candidates stays its count) */
         pair_distances(s, v->x_prev);
     } else {
         int32_t span = s->reuse && s->covered > 0 ? s->covered : (s->span > 1 ? s->span : 1);
+        /* no wider than one advance's radius r + max(r, 3 max |y|) = 2r: a span that would need
+           more covers fewer advances (the same candidates as a detection per advance; fast motion
+           detects every advance) */
+        if (span > 1 && 3.0f * ymax * (float)span > s->radius) {
+            const float fit = s->radius / (3.0f * ymax);
+            span = fit < (float)span ? (fit >= 1.0f ? (int32_t)fit : 1) : span;
+        }
         detect_pairs(s, v, ymax, span, color_count, color_offsets, color_particles, particle_color);
     }
     /* the initial guess as a step from x_prev: every surface particle moves together, each within
