@@ -124,8 +124,9 @@ typedef struct dfm_cpu_dc {
 /// is bounded like a step from x_prev (d and x rewritten). With `reuse` 1 and advances left in the
 /// last detection's span whose per-advance bound still exceeds 3 max |y|, the pairs, lists,
 /// sub-colours and bound are kept and only the pairs' distances at x_prev are computed again (for
-/// the guess bound); else it detects afresh. S = 1 is the detection of every advance (bitwise the
-/// same as before the reuse). Serial and in a fixed order: the same pairs for any thread count.
+/// the guess bound); else it detects afresh. S is cut to the advances whose widened radius stays
+/// 2r (3 S max |y| <= r), so a detection never asks for more candidates than one per advance
+/// would. S = 1 is the detection of every advance (bitwise the same as before the reuse). Serial and in a fixed order: the same pairs for any thread count.
 /// With `pairable` 0 the trees are neither built nor queried (they would find nothing); the rest
 /// runs as with no candidates.
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
