@@ -307,6 +307,11 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
         if (coupled) dfm_host_bodies_begin_advance(&hosts, h);
+        if (deform) { /* pairs found once per step, kept while they cover (dfm_cpu_dc_detect) */
+            const int once = !(w->def.disable_flags & DFM_DISABLE_DEFORMABLE_PAIR_REUSE);
+            deform->span = once ? substeps - s : 1;
+            deform->reuse = once && s > 0;
+        }
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
                             s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL, simd.width ? &simd : NULL,

@@ -110,11 +110,16 @@ static inline dfm_dc_pair candidate_pair(const dfm_cpu_dc* s, int64_t k, int64_t
     return pr;
 }
 
-float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n) {
+/// The largest inertial displacement |y| of a surface particle (m).
+static float surface_ymax(const dfm_cpu_dc* s, const float* y, int32_t n) {
     float ymax = 0.0f;
     for (int32_t i = 0; i < n; ++i)
         if (s->surface[i]) ymax = dfm_fmaxf(ymax, dfm_v3_len(dfm_v3_load(y + 3 * i)));
-    const float rq = s->radius + dfm_fmaxf(s->radius, 3.0f * ymax);
+    return ymax;
+}
+
+float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n) {
+    const float rq = s->radius + dfm_fmaxf(s->radius, 3.0f * surface_ymax(s, y, n));
     s->query_radius = rq;
     return rq;
 }
@@ -182,10 +187,24 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     s->view.total_bound = DFM_DC_BOUND_FRACTION * rq;
 }
 
-void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
-                       const int32_t* color_particles, const int32_t* particle_color) {
+/// The pairs' distances at x_prev into pair_dist (the narrow phase's expression, the same bits).
+static void pair_distances(dfm_cpu_dc* s, const float* x_prev) {
+    if (s->simd) {
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs, s->pair_count, x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f, s->pair_dist,
+                               NULL);
+        return;
+    }
+    for (int32_t k = 0; k < s->pair_count; ++k) {
+        float w[4];
+        s->pair_dist[k] = dfm_v3_len(dfm_dc_pair_stencil(s->pairs + k, x_prev, w));
+    }
+}
+
+/// Runs the broad and narrow phases of dfm_cpu_dc_detect for `span` advances.
+static void detect_pairs(dfm_cpu_dc* s, const dfm_vbd_view* v, float ymax, int32_t span, int32_t color_count,
+                         const int32_t* color_offsets, const int32_t* color_particles, const int32_t* particle_color) {
     const int32_t n = v->particle_count;
-    dfm_cpu_dc_query_radius(s, v->y, n);
+    s->query_radius = s->radius + dfm_fmaxf(s->radius, 3.0f * ymax * (float)span);
     dfm_bvh_input in;
     int64_t vt = 0, ee = 0;
     if (s->pairable && s->tri_count > 0 && s->point_count > 0) {
@@ -198,6 +217,36 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
         ee = query(s, s->edge_tree, &in, vt_kept);
     }
     dfm_cpu_dc_build(s, v->x_prev, n, vt, ee, color_count, color_offsets, color_particles, particle_color);
+    /* each advance's share of the span's bound on the motion from x_prev here (x / 1 = x: span 1
+       is the bound of every advance's own detection) */
+    s->view.total_bound = s->view.total_bound / (float)span;
+    s->span_budget = s->query_radius / (float)span;
+    s->covered = span - 1;
+    s->detected = 1;
+}
+
+void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
+                       const int32_t* color_particles, const int32_t* particle_color) {
+    const int32_t n = v->particle_count;
+    const float ymax = surface_ymax(s, v->y, n);
+    if (s->reuse && s->covered > 0 && 3.0f * ymax <= s->span_budget) {
+        /* the last pairs still cover this advance: every vertex is within the span's bound of where
+           they were found, and this advance's share of it exceeds its inertial motion */
+        --s->covered;
+        s->detected = 0;
+        s->dropped = 0; /* counted once, at the detection (s->candidates stays its count) */
+        pair_distances(s, v->x_prev);
+    } else {
+        int32_t span = s->reuse && s->covered > 0 ? s->covered : (s->span > 1 ? s->span : 1);
+        /* no wider than one advance's radius r + max(r, 3 max |y|) = 2r: a span that would need
+           more covers fewer advances (the same candidates as a detection per advance; fast motion
+           detects every advance) */
+        if (span > 1 && 3.0f * ymax * (float)span > s->radius) {
+            const float fit = s->radius / (3.0f * ymax);
+            span = fit < (float)span ? (fit >= 1.0f ? (int32_t)fit : 1) : span;
+        }
+        detect_pairs(s, v, ymax, span, color_count, color_offsets, color_particles, particle_color);
+    }
     /* the initial guess as a step from x_prev: every surface particle moves together, each within
        the bound of its own gaps at x_prev */
     for (int32_t i = 0; i < n; ++i) {

@@ -73,10 +73,18 @@ typedef struct dfm_cpu_dc {
     int32_t pairable;           ///< 0: the filters let no two primitives pair (detection skips the trees).
     const struct dfm_cpu_simd* simd; ///< The advance's lanes (vbd_simd.h; NULL: scalar) for the pair batches.
     float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    /* set by the step before each advance (plugin/step.c; the CUDA backend leaves both 0: every
+       advance detects) */
+    int32_t span;  ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
+    int32_t reuse; ///< 1: keep the last detection's pairs if it still covers this advance (dfm_cpu_dc_detect).
+    /* state of the reuse */
+    int32_t covered;   ///< Further advances the last detection's pairs cover (0: the next advance detects).
+    float span_budget; ///< The last detection's query radius over its span (m per advance).
     /* outputs of the last advance */
     int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
     int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).
     int32_t pair_count; ///< Pairs kept (distance below the query radius).
+    int32_t detected;   ///< 1: this advance ran the broad and narrow phases; 0: it kept the last pairs.
     float query_radius; ///< m.
     dfm_dc_view view;   ///< The gather's view of the pairs.
 } dfm_cpu_dc;
@@ -88,12 +96,19 @@ typedef struct dfm_cpu_dc {
 /// in pair forces). Solved sub-colour after sub-colour, the gather reads live positions and the
 /// sweep stays Gauss-Seidel; the split depends only on the pairs, not on the thread count.
 /// After predict (x_prev holds the start positions, y the inertia
-/// targets): the query radius r + max(r, 3 max |y|) over the surface particles (so that the
-/// advance's bound on total motion, DFM_DC_BOUND_FRACTION of it, exceeds every inertial motion),
-/// trees built over x_prev, candidates, pairs, lists; then the initial guess of every dynamic
-/// surface particle is bounded like a step from x_prev (d and x rewritten). Serial and in a fixed
-/// order: the same pairs for any thread count. With `pairable` 0 the trees are neither built nor
-/// queried (they would find nothing); the rest runs as with no candidates.
+/// targets): the query radius r + max(r, 3 S max |y|) over the surface particles, S = `span` the
+/// advances the detection covers (so that the bound on each advance's motion, DFM_DC_BOUND_FRACTION
+/// of the radius over S, exceeds every inertial motion and the S advances together move no vertex
+/// farther than DFM_DC_BOUND_FRACTION of the radius from where the pairs were found), trees built
+/// over x_prev, candidates, pairs, lists; then the initial guess of every dynamic surface particle
+/// is bounded like a step from x_prev (d and x rewritten). With `reuse` 1 and advances left in the
+/// last detection's span whose per-advance bound still exceeds 3 max |y|, the pairs, lists,
+/// sub-colours and bound are kept and only the pairs' distances at x_prev are computed again (for
+/// the guess bound); else it detects afresh. S is cut to the advances whose widened radius stays
+/// 2r (3 S max |y| <= r), so a detection never asks for more candidates than one per advance
+/// would. S = 1 is the detection of every advance (bitwise the same as before the reuse). Serial and in a fixed order: the same pairs for any thread count.
+/// With `pairable` 0 the trees are neither built nor queried (they would find nothing); the rest
+/// runs as with no candidates.
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                        const int32_t* color_particles, const int32_t* particle_color);
 
