@@ -30,3 +30,19 @@ double dfm_scene_cloth_stack_min_distance(const dfm_scene_cloth_stack* s, const 
     return dfm_scene_min_signed_distance(x_upper, NULL, s->upper.vertex_count, x_lower, s->lower.triangles,
                                          s->lower.triangle_count);
 }
+
+dfm_result dfm_scene_cloth_stack_run(dfm_world* w, const dfm_scene_cloth_stack* s, int32_t steps, float dt,
+                                     float* x_lower, float* x_upper, double* min_out, int32_t* step_out) {
+    *min_out = 1e30;
+    *step_out = -1;
+    dfm_result r = DFM_OK;
+    for (int32_t k = 0; k < steps && r == DFM_OK; ++k) {
+        r = dfm_world_step(w, dt);
+        if (r == DFM_OK) r = dfm_body_get_positions(w, s->lower_id, 0, s->lower.vertex_count, x_lower, 0);
+        if (r == DFM_OK) r = dfm_body_get_positions(w, s->upper_id, 0, s->upper.vertex_count, x_upper, 0);
+        if (r != DFM_OK) break;
+        const double sd = dfm_scene_cloth_stack_min_distance(s, x_lower, x_upper);
+        if (sd < *min_out) *min_out = sd, *step_out = k;
+    }
+    return r;
+}

@@ -35,6 +35,14 @@ void dfm_scene_cloth_stack_free(dfm_scene_cloth_stack* s);
 /// while no vertex has passed through; the sheets rest about one contact radius apart.
 double dfm_scene_cloth_stack_min_distance(const dfm_scene_cloth_stack* s, const float* x_lower, const float* x_upper);
 
+/// Steps `w` `steps` times by `dt` (s) and takes the layer check
+/// (dfm_scene_cloth_stack_min_distance) after each step: its smallest value (m) into *min_out
+/// (1e30 for no step) and the first step (from 0) that saw it into *step_out (-1 for none).
+/// x_lower and x_upper (3 floats per vertex of each cloth, the caller's) hold the last step's
+/// positions. Returns DFM_OK, or the first failing call's result, where it stops.
+dfm_result dfm_scene_cloth_stack_run(dfm_world* w, const dfm_scene_cloth_stack* s, int32_t steps, float dt,
+                                     float* x_lower, float* x_upper, double* min_out, int32_t* step_out);
+
 #ifdef __cplusplus
 }
 #endif

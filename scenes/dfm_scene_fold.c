@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dfm_scene_layers.h"
+#include "dfm_scene_shape.h"
 
 dfm_result dfm_scene_fold_make(int32_t nu, int32_t half, float ox, dfm_scene_grid* out) {
     memset(out, 0, sizeof(*out));
@@ -49,4 +50,34 @@ double dfm_scene_fold_min_distance(const dfm_scene_grid* fold, const float* x) {
     /* rows half + 1 .. nv - 1 are vertices (half + 1) nu .. nv nu - 1, in the order of the old loops */
     return dfm_scene_min_signed_distance(x + 3 * (size_t)((half + 1) * nu), NULL, (fold->nv - half - 1) * nu, x,
                                          fold->triangles, dfm_scene_fold_lower_triangles(fold));
+}
+
+dfm_result dfm_scene_fold_add(dfm_world* w, int32_t nu, int32_t half, dfm_cloth_def def, dfm_scene_fold* out) {
+    memset(out, 0, sizeof(*out)); /* zero ids are the null ids */
+    const dfm_shape_def table = dfm_scene_table_def();
+    dfm_result r = dfm_scene_add_shape(w, &table, 0, 0, DFM_SCENE_TABLE_Z, NULL, &out->table_id);
+    if (r == DFM_OK) r = dfm_scene_fold_make(nu, half, 0.0f, &out->mesh);
+    if (r == DFM_OK) r = dfm_scene_add_cloth(w, &out->mesh, def, &out->id);
+    return r;
+}
+
+void dfm_scene_fold_free(dfm_scene_fold* f) { dfm_scene_grid_free(&f->mesh); }
+
+dfm_result dfm_scene_fold_run(dfm_world* w, const dfm_scene_fold* f, int32_t steps, float dt, double* min_out,
+                              int32_t* step_out) {
+    *min_out = 1e30;
+    *step_out = -1;
+    const int32_t n = f->mesh.vertex_count;
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    if (!x) return DFM_ERROR_OUT_OF_HOST_MEMORY;
+    dfm_result r = DFM_OK;
+    for (int32_t s = 0; s < steps && r == DFM_OK; ++s) {
+        r = dfm_world_step(w, dt);
+        if (r == DFM_OK) r = dfm_body_get_positions(w, f->id, 0, n, x, 0);
+        if (r != DFM_OK) break;
+        const double sd = dfm_scene_fold_min_distance(&f->mesh, x);
+        if (sd < *min_out) *min_out = sd, *step_out = s;
+    }
+    free(x);
+    return r;
 }

@@ -40,6 +40,29 @@ int32_t dfm_scene_fold_lower_triangles(const dfm_scene_grid* fold);
 /// layers rest about one contact radius apart. O(upper vertices x lower triangles).
 double dfm_scene_fold_min_distance(const dfm_scene_grid* fold, const float* x);
 
+/// The folded cloth on the table in a world (the tests' `fold` scene): mesh, ids.
+typedef struct dfm_scene_fold {
+    dfm_scene_grid mesh;   ///< The cloth's mesh as built (owned: free with dfm_scene_fold_free).
+    dfm_body_id id;        ///< The cloth's body.
+    dfm_shape_id table_id; ///< The table (dfm_scene_table_def, top face z = 0).
+} dfm_scene_fold;
+
+/// Adds the table, then the folded cloth of nu x 2 half vertices centred on x = y = 0
+/// (dfm_scene_fold_make) with `def`'s other fields (its self_collision among them), to `w` into
+/// `out`. Returns DFM_OK or the failing call's result (the world's last error says why); on
+/// failure `out` holds what was made so far (free it all the same).
+dfm_result dfm_scene_fold_add(dfm_world* w, int32_t nu, int32_t half, dfm_cloth_def def, dfm_scene_fold* out);
+
+/// Frees the scene's mesh (safe on a zeroed scene; the bodies stay in their world).
+void dfm_scene_fold_free(dfm_scene_fold* f);
+
+/// Steps `w` `steps` times by `dt` (s) and takes the layer check (dfm_scene_fold_min_distance)
+/// after each step: its smallest value (m) into *min_out (1e30 for no step) and the first step
+/// (from 0) that saw it into *step_out (-1 for none). Returns DFM_OK, or the first failing call's
+/// result, where it stops.
+dfm_result dfm_scene_fold_run(dfm_world* w, const dfm_scene_fold* f, int32_t steps, float dt, double* min_out,
+                              int32_t* step_out);
+
 #ifdef __cplusplus
 }
 #endif

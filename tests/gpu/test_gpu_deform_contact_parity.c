@@ -41,18 +41,15 @@ static dfm_world* make_world(int32_t backend, int deterministic, float radius) {
 
 static void step_world(dfm_world* w) { CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f)); }
 
-/// Adds the support box (dfm_scene_table_def: top face at z = 0, 0.6 m wide).
-static void add_table(dfm_world* w) { dfm_test_add_shape(w, dfm_scene_table_def(), 0, 0, DFM_SCENE_TABLE_Z, NULL); }
-
 /// Outcome of one stack run.
 typedef struct stack_result {
-    double min_sd;   ///< Smallest signed distance of an upper vertex to the lower sheet, m.
-    int min_step;    ///< Step it was seen at.
-    float zu, zl;    ///< Final mean heights of the upper and lower sheets, m.
-    int32_t pairs;   ///< Deformable pairs of the last advance.
-    int64_t dropped; ///< Candidates dropped over the run.
-    int32_t n;       ///< Particles in x.
-    float* x;        ///< Final positions of the world (malloc'ed; the caller frees).
+    double min_sd;    ///< Smallest signed distance of an upper vertex to the lower sheet, m.
+    int32_t min_step; ///< Step it was seen at.
+    float zu, zl;     ///< Final mean heights of the upper and lower sheets, m.
+    int32_t pairs;    ///< Deformable pairs of the last advance.
+    int64_t dropped;  ///< Candidates dropped over the run.
+    int32_t n;        ///< Particles in x.
+    float* x;         ///< Final positions of the world (malloc'ed; the caller frees).
 } stack_result;
 
 static stack_result run_stack(int32_t backend, int deterministic, float radius, int steps) {
@@ -64,18 +61,7 @@ static stack_result run_stack(int32_t backend, int deterministic, float radius, 
     const int32_t nl = sc.lower.vertex_count, nu = sc.upper.vertex_count;
     float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
     float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
-    r.min_sd = 1e30;
-    r.min_step = -1;
-    for (int s = 0; s < steps; ++s) {
-        step_world(w);
-        CHECK_OK(w, dfm_body_get_positions(w, sc.lower_id, 0, nl, xl, 0));
-        CHECK_OK(w, dfm_body_get_positions(w, sc.upper_id, 0, nu, xu, 0));
-        const double sd = dfm_scene_cloth_stack_min_distance(&sc, xl, xu);
-        if (sd < r.min_sd) {
-            r.min_sd = sd;
-            r.min_step = s;
-        }
-    }
+    CHECK_OK(w, dfm_scene_cloth_stack_run(w, &sc, steps, 1.0f / 60.0f, xl, xu, &r.min_sd, &r.min_step));
     dfm_world_stats st = dfm_world_stats_init();
     CHECK_OK(w, dfm_world_get_stats(w, &st));
     for (int32_t i = 0; i < nl; ++i) r.zl += xl[3 * i + 2] / (float)nl;
@@ -124,32 +110,19 @@ static void stack(void) {
 /// `steps` steps.
 static double run_fold(int32_t backend, int self_collision, int steps) {
     dfm_world* w = make_world(backend, 0, k_radius);
-    add_table(w);
-    dfm_scene_grid fold;
-    dfm_test_scene(w, dfm_scene_fold_make(11, 8, 0.0f, &fold), "the folded cloth");
     dfm_cloth_def cd = dfm_cloth_def_default();
     cd.self_collision = self_collision;
-    dfm_body_id id = dfm_test_add_cloth(w, &fold, cd);
-    const int32_t n = fold.vertex_count;
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    dfm_scene_fold fold;
+    dfm_test_scene(w, dfm_scene_fold_add(w, 11, 8, cd, &fold), "the folded cloth");
     double worst = 1e30;
-    int worst_step = -1;
-    for (int s = 0; s < steps; ++s) {
-        step_world(w);
-        CHECK_OK(w, dfm_body_get_positions(w, id, 0, n, x, 0));
-        const double sd = dfm_scene_fold_min_distance(&fold, x);
-        if (sd < worst) {
-            worst = sd;
-            worst_step = s;
-        }
-    }
+    int32_t worst_step = -1;
+    CHECK_OK(w, dfm_scene_fold_run(w, &fold, steps, 1.0f / 60.0f, &worst, &worst_step));
     dfm_world_stats st = dfm_world_stats_init();
     CHECK_OK(w, dfm_world_get_stats(w, &st));
     printf("fold %s (self_collision %d): min signed distance of the upper half over the lower %.5f m (step %d); %d "
            "pairs last advance\n",
            backend_name(backend), self_collision, worst, worst_step, st.deformable_pairs);
-    free(x);
-    dfm_scene_grid_free(&fold);
+    dfm_scene_fold_free(&fold);
     dfm_world_destroy(w);
     return worst;
 }
