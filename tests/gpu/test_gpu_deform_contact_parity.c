@@ -19,11 +19,10 @@
 /// Every failure message names the backend, the quantity, both values and the bound. Skips (77)
 /// without a usable CUDA device. Run one part with its name as the argument (no argument: all;
 /// `--small`: a few steps of the CUDA scenes, for compute-sanitizer).
-#include <dfm_scene_cloth_stack.h>
 #include <dfm_scene_cubes.h>
-#include <dfm_scene_fold.h>
 
 #include "dfm_test.h"
+#include "dfm_test_layers.h"
 #include "dfm_test_shapes.h"
 
 static const float k_radius = 0.005f;
@@ -56,28 +55,20 @@ static stack_result run_stack(int32_t backend, int deterministic, float radius, 
     stack_result r;
     memset(&r, 0, sizeof(r));
     dfm_world* w = make_world(backend, deterministic, radius);
-    dfm_scene_cloth_stack sc;
-    dfm_test_scene(w, dfm_scene_cloth_stack_add(w, dfm_cloth_def_default(), &sc), "the stacked cloths");
-    const int32_t nl = sc.lower.vertex_count, nu = sc.upper.vertex_count;
-    float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
-    float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
-    CHECK_OK(w, dfm_scene_cloth_stack_run(w, &sc, steps, 1.0f / 60.0f, xl, xu, &r.min_sd, &r.min_step));
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    for (int32_t i = 0; i < nl; ++i) r.zl += xl[3 * i + 2] / (float)nl;
-    for (int32_t i = 0; i < nu; ++i) r.zu += xu[3 * i + 2] / (float)nu;
-    r.pairs = st.deformable_pairs;
-    r.dropped = st.deformable_pairs_dropped_total;
-    r.n = nl + nu;
+    const dfm_test_layer_run run = dfm_test_run_stack(w, steps);
+    r.min_sd = run.min_sd;
+    r.min_step = run.min_step;
+    r.zl = run.zl;
+    r.zu = run.zu;
+    r.pairs = run.stats.deformable_pairs;
+    r.dropped = run.stats.deformable_pairs_dropped_total;
+    r.n = run.stats.particle_count;
     r.x = (float*)malloc(sizeof(float) * 3 * (size_t)r.n);
     CHECK_OK(w, dfm_world_get_positions(w, 0, r.n, r.x, 0));
     printf("stack %s%s radius %g m, %d steps: min signed distance %.5f m (step %d); final mean z lower %.4f, upper "
            "%.4f m; %d pairs last advance, %lld dropped\n",
            backend_name(backend), deterministic ? " (deterministic)" : "", (double)radius, steps, r.min_sd, r.min_step,
            (double)r.zl, (double)r.zu, r.pairs, (long long)r.dropped);
-    free(xl);
-    free(xu);
-    dfm_scene_cloth_stack_free(&sc);
     dfm_world_destroy(w);
     return r;
 }
@@ -105,24 +96,12 @@ static void stack(void) {
     free(off.x);
 }
 
-/// The fold scene of test_physics_deform_contact.c (scenes/dfm_scene_fold.h) on `backend`; returns
-/// the smallest signed distance of the upper half (away from the fold row) to the lower half over
+/// The fold scene of test_physics_deform_contact.c (dfm_test_run_fold) on `backend`; returns the
+/// smallest signed distance of the upper half (away from the fold row) to the lower half over
 /// `steps` steps.
 static double run_fold(int32_t backend, int self_collision, int steps) {
     dfm_world* w = make_world(backend, 0, k_radius);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    cd.self_collision = self_collision;
-    dfm_scene_fold fold;
-    dfm_test_scene(w, dfm_scene_fold_add(w, 11, 8, cd, &fold), "the folded cloth");
-    double worst = 1e30;
-    int32_t worst_step = -1;
-    CHECK_OK(w, dfm_scene_fold_run(w, &fold, steps, 1.0f / 60.0f, &worst, &worst_step));
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    printf("fold %s (self_collision %d): min signed distance of the upper half over the lower %.5f m (step %d); %d "
-           "pairs last advance\n",
-           backend_name(backend), self_collision, worst, worst_step, st.deformable_pairs);
-    dfm_scene_fold_free(&fold);
+    const double worst = dfm_test_run_fold(w, backend_name(backend), self_collision, steps).min_sd;
     dfm_world_destroy(w);
     return worst;
 }

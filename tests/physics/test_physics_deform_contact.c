@@ -60,11 +60,11 @@
 ///   a pair capacity of 16 is exceeded, counted in the stats and logged.
 #include <dfm_scene_cloth_stack.h>
 #include <dfm_scene_cubes.h>
-#include <dfm_scene_fold.h>
 #include <dfm_scene_layers.h>
 
 #include "deform_contact.h" /* dfm_v3 for the twist's crossing test */
 #include "dfm_test.h"
+#include "dfm_test_layers.h"
 #include "dfm_test_shapes.h"
 
 static const float k_radius = 0.005f;
@@ -83,32 +83,18 @@ static void step_world(dfm_world* w) { CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0
 /// positions of both sheets into out_x when not NULL, 3 floats per world particle).
 static double run_stack(float radius, int threads, int steps, float* out_x, int32_t* out_n) {
     dfm_world* w = make_world(radius, threads);
-    dfm_scene_cloth_stack sc;
-    dfm_test_scene(w, dfm_scene_cloth_stack_add(w, dfm_cloth_def_default(), &sc), "the stacked cloths");
-    const int32_t nl = sc.lower.vertex_count, nu = sc.upper.vertex_count;
-    float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
-    float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
-    double worst = 1e30;
-    int32_t worst_step = -1;
-    CHECK_OK(w, dfm_scene_cloth_stack_run(w, &sc, steps, 1.0f / 60.0f, xl, xu, &worst, &worst_step));
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    float zl = 0, zu = 0;
-    for (int32_t i = 0; i < nl; ++i) zl += xl[3 * i + 2] / nl;
-    for (int32_t i = 0; i < nu; ++i) zu += xu[3 * i + 2] / nu;
+    const dfm_test_layer_run r = dfm_test_run_stack(w, steps);
+    const dfm_world_stats st = r.stats;
     printf("stack (radius %g m, %d threads): min signed distance %.5f m (step %d); final mean z lower %.4f, upper "
            "%.4f m; %d pairs, %d candidates last advance, %lld dropped\n",
-           (double)radius, threads, worst, worst_step, (double)zl, (double)zu, st.deformable_pairs,
+           (double)radius, threads, r.min_sd, r.min_step, (double)r.zl, (double)r.zu, st.deformable_pairs,
            st.deformable_candidates, (long long)st.deformable_pairs_dropped_total);
     if (out_x) {
-        dfm_world_get_positions(w, 0, nl + nu, out_x, 0);
-        *out_n = nl + nu;
+        dfm_world_get_positions(w, 0, st.particle_count, out_x, 0);
+        *out_n = st.particle_count;
     }
-    free(xl);
-    free(xu);
-    dfm_scene_cloth_stack_free(&sc);
     dfm_world_destroy(w);
-    return worst;
+    return r.min_sd;
 }
 
 static void stack(void) {
@@ -119,24 +105,11 @@ static void stack(void) {
     CHECK(off < 0.5 * k_radius, "without deformable contact the sheets should meet (min %g m)", off);
 }
 
-/// The `fold` scene (scenes/dfm_scene_fold.h: 11 x 16 vertices, the upper half 2 cm over the lower
-/// one) on the table; returns the smallest signed distance of the upper half to the lower half over
-/// `steps` steps.
+/// The `fold` scene (dfm_test_run_fold); returns the smallest signed distance of the upper half to
+/// the lower half over `steps` steps.
 static double run_fold(int self_collision, int steps) {
     dfm_world* w = make_world(k_radius, 0);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    cd.self_collision = self_collision;
-    dfm_scene_fold fold;
-    dfm_test_scene(w, dfm_scene_fold_add(w, 11, 8, cd, &fold), "the folded cloth");
-    double worst = 1e30;
-    int32_t worst_step = -1;
-    CHECK_OK(w, dfm_scene_fold_run(w, &fold, steps, 1.0f / 60.0f, &worst, &worst_step));
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    printf("fold (self_collision %d): min signed distance of the upper half over the lower %.5f m (step %d); %d "
-           "pairs last advance\n",
-           self_collision, worst, worst_step, st.deformable_pairs);
-    dfm_scene_fold_free(&fold);
+    const double worst = dfm_test_run_fold(w, "", self_collision, steps).min_sd;
     dfm_world_destroy(w);
     return worst;
 }
