@@ -24,3 +24,12 @@ dfm_result dfm_scene_add_cube_stack(dfm_world* w, int32_t count, int32_t n, floa
     }
     return DFM_OK;
 }
+
+float dfm_scene_z_gap(const float* x_below, int32_t n_below, const float* x_above, int32_t n_above) {
+    float top = -1e30f, bottom = 1e30f;
+    for (int32_t i = 0; i < n_below; ++i)
+        if (x_below[3 * i + 2] > top) top = x_below[3 * i + 2];
+    for (int32_t i = 0; i < n_above; ++i)
+        if (x_above[3 * i + 2] < bottom) bottom = x_above[3 * i + 2];
+    return bottom - top;
+}

@@ -27,6 +27,11 @@ dfm_result dfm_scene_add_cube(dfm_world* w, int32_t n, float side, float cx, flo
 dfm_result dfm_scene_add_cube_stack(dfm_world* w, int32_t count, int32_t n, float side, float z_base, float gap,
                                     dfm_volume_def def, dfm_scene_tets* meshes, dfm_body_id* ids);
 
+/// The gap (m) between two bodies stacked in z: the lowest z of `x_above` (n_above vertices, 3
+/// floats each) minus the highest z of `x_below` (n_below vertices). > 0 while their vertices do
+/// not overlap in z: the cubes of a stack have not interpenetrated.
+float dfm_scene_z_gap(const float* x_below, int32_t n_below, const float* x_above, int32_t n_above);
+
 #ifdef __cplusplus
 }
 #endif

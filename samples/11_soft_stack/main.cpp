@@ -148,14 +148,8 @@ int main(int argc, char** argv) {
             return 1;
         }
         for (int c = 0; c < kCubes; ++c) dfm_body_get_positions(w, id[c], 0, nv, x[c].data(), 0);
-        for (int c = 0; c + 1 < kCubes; ++c) {
-            float top = -1e30f, bottom = 1e30f;
-            for (int32_t i = 0; i < nv; ++i) {
-                top = std::fmax(top, x[c][3 * i + 2]);
-                bottom = std::fmin(bottom, x[c + 1][3 * i + 2]);
-            }
-            min_gap = std::fmin(min_gap, (double)(bottom - top));
-        }
+        for (int c = 0; c + 1 < kCubes; ++c)
+            min_gap = std::fmin(min_gap, (double)dfm_scene_z_gap(x[c].data(), nv, x[c + 1].data(), nv));
         if (s >= steps - window) {
             float f[3];
             dfm_world_get_shape_reactions(w, &ground, 1, f, NULL, 0);

@@ -19,8 +19,6 @@
 /// Every failure message names the backend, the quantity, both values and the bound. Skips (77)
 /// without a usable CUDA device. Run one part with its name as the argument (no argument: all;
 /// `--small`: a few steps of the CUDA scenes, for compute-sanitizer).
-#include <dfm_scene_cubes.h>
-
 #include "dfm_test.h"
 #include "dfm_test_layers.h"
 #include "dfm_test_shapes.h"
@@ -37,8 +35,6 @@ static dfm_world* make_world(int32_t backend, int deterministic, float radius) {
     def.deformable_contact_radius = radius;
     return dfm_test_create(&def); /* exits 77 when the CUDA device is not usable */
 }
-
-static void step_world(dfm_world* w) { CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f)); }
 
 /// Outcome of one stack run.
 typedef struct stack_result {
@@ -121,44 +117,23 @@ static void fold(void) {
 /// and the smallest top-bottom gap (m).
 static void run_cubes(int32_t backend, int settle, int window, double* err_frac, double* min_gap_out) {
     dfm_world* w = make_world(backend, 0, k_radius);
-    dfm_shape_id floor_id = dfm_test_add_frictionless_floor(w);
-    dfm_test_tets box[2];
-    dfm_body_id id[2];
-    dfm_test_scene(w, dfm_scene_add_cube_stack(w, 2, 5, 0.06f, 0.0f, k_radius, dfm_volume_def_default(), box, id),
-                   "the cubes");
-    const dfm_body_id bot = id[0], top = id[1];
-    dfm_body_info ib = dfm_body_info_init(), it = dfm_body_info_init();
-    CHECK_OK(w, dfm_body_get_info(w, bot, &ib));
-    CHECK_OK(w, dfm_body_get_info(w, top, &it));
-    const double g = 9.81, Wt = it.total_mass * g, Wb = ib.total_mass * g;
-    double Rz = 0.0, min_gap = 1e30;
-    const int32_t n = box[0].vertex_count;
-    float* xb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    float* xt = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    dfm_test_cubes c = dfm_test_add_cubes(w, k_radius);
+    const double g = 9.81, Wt = c.top_info.total_mass * g, Wb = c.bot_info.total_mass * g;
+    double Rz = 0.0;
     for (int s = 0; s < settle + window; ++s) {
-        step_world(w);
-        CHECK_OK(w, dfm_body_get_positions(w, bot, 0, n, xb, 0));
-        CHECK_OK(w, dfm_body_get_positions(w, top, 0, n, xt, 0));
-        float bz = -1e30f, tz = 1e30f;
-        for (int32_t i = 0; i < n; ++i) {
-            if (xb[3 * i + 2] > bz) bz = xb[3 * i + 2];
-            if (xt[3 * i + 2] < tz) tz = xt[3 * i + 2];
-        }
-        if (tz - bz < min_gap) min_gap = tz - bz;
+        dfm_test_cubes_step(w, &c);
         if (s >= settle) {
             float f[3];
-            CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
+            CHECK_OK(w, dfm_world_get_shape_reactions(w, &c.floor_id, 1, f, NULL, 0));
             Rz -= f[2] / window;
         }
     }
     *err_frac = fabs(Rz - (Wt + Wb)) / Wt;
-    *min_gap_out = min_gap;
+    *min_gap_out = c.min_gap;
     printf("cubes %s: floor reaction %.5f N for weights %.5f + %.5f = %.5f N (error %.3f%% of the top's weight); "
            "smallest gap top-bottom %.5f m\n",
-           backend_name(backend), Rz, Wt, Wb, Wt + Wb, 100.0 * *err_frac, min_gap);
-    free(xb);
-    free(xt);
-    for (int c = 0; c < 2; ++c) dfm_test_free_tets(&box[c]);
+           backend_name(backend), Rz, Wt, Wb, Wt + Wb, 100.0 * *err_frac, c.min_gap);
+    dfm_test_free_cubes(&c);
     dfm_world_destroy(w);
 }
 

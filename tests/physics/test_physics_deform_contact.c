@@ -123,43 +123,26 @@ static void fold(void) {
 
 static void cubes(void) {
     dfm_world* w = make_world(k_radius, 0);
-    dfm_shape_id floor_id = dfm_test_add_frictionless_floor(w);
-    dfm_test_tets box[2];
-    dfm_body_id id[2];
-    dfm_test_scene(w, dfm_scene_add_cube_stack(w, 2, 5, 0.06f, 0.0f, k_radius, dfm_volume_def_default(), box, id),
-                   "the cubes");
-    const dfm_body_id bot = id[0], top = id[1];
-    dfm_body_info ib = dfm_body_info_init(), it = dfm_body_info_init();
-    CHECK_OK(w, dfm_body_get_info(w, bot, &ib));
-    CHECK_OK(w, dfm_body_get_info(w, top, &it));
+    dfm_test_cubes c = dfm_test_add_cubes(w, k_radius);
+    const dfm_body_info ib = c.bot_info, it = c.top_info;
     const double g = 9.81, Wt = it.total_mass * g, Wb = ib.total_mass * g;
     const int settle = 60, window = 20;
-    double Rz = 0.0, min_gap = 1e30;
-    const int32_t n = box[0].vertex_count;
-    float* xb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    float* xt = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    double Rz = 0.0;
+    const int32_t n = c.box[0].vertex_count;
     float* vb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     float* vt = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     double p_start = 0.0, p_end = 0.0;
     for (int s = 0; s < settle + window; ++s) {
-        step_world(w);
-        dfm_body_get_positions(w, bot, 0, n, xb, 0);
-        dfm_body_get_positions(w, top, 0, n, xt, 0);
-        /* the bottom cube's top face: its highest vertices; the top cube's lowest */
-        float bz = -1e30f, tz = 1e30f;
-        for (int32_t i = 0; i < n; ++i) {
-            if (xb[3 * i + 2] > bz) bz = xb[3 * i + 2];
-            if (xt[3 * i + 2] < tz) tz = xt[3 * i + 2];
-        }
-        if (tz - bz < min_gap) min_gap = tz - bz;
+        /* the gap: the top cube's lowest vertex over the bottom cube's highest (its top face) */
+        dfm_test_cubes_step(w, &c);
         if (s >= settle) {
             float f[3];
-            CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
+            CHECK_OK(w, dfm_world_get_shape_reactions(w, &c.floor_id, 1, f, NULL, 0));
             Rz -= f[2] / window; /* the reaction is the deformables' force on the shape; the floor carries -f */
         }
         if (s == settle - 1 || s == settle + window - 1) {
-            dfm_body_get_velocities(w, bot, 0, n, vb, 0);
-            dfm_body_get_velocities(w, top, 0, n, vt, 0);
+            dfm_body_get_velocities(w, c.bot, 0, n, vb, 0);
+            dfm_body_get_velocities(w, c.top, 0, n, vt, 0);
             double p = 0.0;
             for (int32_t i = 0; i < n; ++i)
                 p += (ib.total_mass / n) * vb[3 * i + 2] + (it.total_mass / n) * vt[3 * i + 2];
@@ -174,14 +157,12 @@ static void cubes(void) {
     printf("cubes: floor reaction %.5f N; weights top %.5f + bottom %.5f = %.5f N; the bottom carries %.5f N of the "
            "top's %.5f N (error %.3f%% of the top's weight; momentum change over the window %.2e N); smallest gap "
            "top-bottom %.5f m\n",
-           Rz, Wt, Wb, Wt + Wb, Rz - Wb, Wt, 100.0 * err / Wt, dp_bound, min_gap);
+           Rz, Wt, Wb, Wt + Wb, Rz - Wb, Wt, 100.0 * err / Wt, dp_bound, c.min_gap);
     CHECK(err <= 0.01 * Wt, "the floor reads %.5f N for %.5f N of weight", Rz, Wt + Wb);
-    CHECK(min_gap > 0.0, "the cubes interpenetrate (gap %g m)", min_gap);
-    free(xb);
-    free(xt);
+    CHECK(c.min_gap > 0.0, "the cubes interpenetrate (gap %g m)", c.min_gap);
     free(vb);
     free(vt);
-    for (int c = 0; c < 2; ++c) dfm_test_free_tets(&box[c]);
+    dfm_test_free_cubes(&c);
     dfm_world_destroy(w);
 }
 
