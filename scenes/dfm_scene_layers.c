@@ -65,6 +65,18 @@ double dfm_scene_signed_distance_sheet(const double p[3], const float* x, const 
     return best;
 }
 
+double dfm_scene_min_signed_distance(const float* points, const int32_t* idx, int32_t point_count, const float* x,
+                                     const int32_t* tris, int32_t tri_count) {
+    double worst = 1e30;
+    for (int32_t k = 0; k < point_count; ++k) {
+        const float* pf = points + 3 * (idx ? idx[k] : k);
+        const double p[3] = {pf[0], pf[1], pf[2]};
+        const double sd = dfm_scene_signed_distance_sheet(p, x, tris, tri_count);
+        if (sd < worst) worst = sd;
+    }
+    return worst;
+}
+
 static void load_tri(const float* x, const int32_t* tv, double a[3], double b[3], double c[3]) {
     for (int q = 0; q < 3; ++q) a[q] = x[3 * tv[0] + q], b[q] = x[3 * tv[1] + q], c[q] = x[3 * tv[2] + q];
 }

@@ -20,6 +20,14 @@ double dfm_scene_signed_distance_triangle(const double p[3], const double a[3], 
 /// per vertex): that of the triangle whose closest point is nearest (the first one on a tie).
 double dfm_scene_signed_distance_sheet(const double p[3], const float* x, const int32_t* tris, int32_t tri_count);
 
+/// The smallest dfm_scene_signed_distance_sheet (m) over `point_count` points of `points` (3 floats
+/// per vertex) to the sheet of `tri_count` triangles `tris` (indices into `x`): of the points
+/// points[idx[k]] when `idx` is given, else of points 0 .. point_count - 1. The check that one layer
+/// of cloth (or a cube's face) stays on its side of another: >= 0 while no point has crossed the
+/// sheet (the sheet's normals pointing towards the points). 1e30 when there is no point.
+double dfm_scene_min_signed_distance(const float* points, const int32_t* idx, int32_t point_count, const float* x,
+                                     const int32_t* tris, int32_t tri_count);
+
 /// Signed distance of p to the sheet's closest point into *out, signed by the normal there: the
 /// triangle's for a point over a face, else the sum of the unit normals of the triangles around
 /// the edge or vertex that holds the closest point (a pseudo-normal). Returns 1 when that point is

@@ -28,6 +28,8 @@ dfm_shape_def dfm_scene_box_def(float hx, float hy, float hz) {
     return d;
 }
 
+dfm_shape_def dfm_scene_table_def(void) { return dfm_scene_box_def(0.3f, 0.3f, 0.05f); }
+
 dfm_shape_def dfm_scene_sphere_def(float radius) {
     dfm_shape_def d = dfm_shape_def_default();
     d.type = DFM_SHAPE_SPHERE;

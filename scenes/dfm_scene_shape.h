@@ -18,6 +18,15 @@ dfm_shape_state dfm_scene_state(float px, float py, float pz, const float q[4]);
 /// The default shape def as a box of half extents (hx, hy, hz), m; the material stays default.
 dfm_shape_def dfm_scene_box_def(float hx, float hy, float hz);
 
+/// Height (m, world frame) at which the table of dfm_scene_table_def is placed: its top face is then
+/// the plane z = 0.
+#define DFM_SCENE_TABLE_Z (-0.05f)
+
+/// The table of the deformable-contact scenes (issue 16: the stacked and folded cloths, the soft
+/// stack of sample 11): a 0.6 x 0.6 x 0.1 m box (half extents 0.3, 0.3, 0.05 m), default material.
+/// Placed at z = DFM_SCENE_TABLE_Z its top face is z = 0.
+dfm_shape_def dfm_scene_table_def(void);
+
 /// The default shape def as a sphere of radius `radius`, m; the material stays default.
 dfm_shape_def dfm_scene_sphere_def(float radius);
 

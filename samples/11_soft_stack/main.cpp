@@ -113,10 +113,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "world: %s\n", dfm_world_last_error(NULL));
         return 1;
     }
-    /* the ground: a box, top face at z = 0 */
-    dfm_shape_def gd = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
+    /* the ground: the table box, top face at z = 0 */
+    dfm_shape_def gd = dfm_scene_table_def();
     dfm_shape_id ground = DFM_NULL_SHAPE_ID;
-    if (dfm_scene_add_shape(w, &gd, 0, 0, -0.05f, NULL, &ground) != DFM_OK) {
+    if (dfm_scene_add_shape(w, &gd, 0, 0, DFM_SCENE_TABLE_Z, NULL, &ground) != DFM_OK) {
         std::fprintf(stderr, "ground: %s\n", dfm_world_last_error(w));
         return 1;
     }
@@ -125,14 +125,11 @@ int main(int argc, char** argv) {
     dfm_scene_tets box[kCubes];
     dfm_body_id id[kCubes];
     double mass[kCubes];
+    if (dfm_scene_add_cube_stack(w, kCubes, n, H, drop, spacing, dfm_volume_def_default(), box, id) != DFM_OK) {
+        std::fprintf(stderr, "cubes: %s\n", dfm_world_last_error(w));
+        return 1;
+    }
     for (int c = 0; c < kCubes; ++c) {
-        float z0 = drop + c * (H + spacing);
-        float lo[3] = {-0.5f * H, -0.5f * H, z0}, hi[3] = {0.5f * H, 0.5f * H, z0 + H};
-        if (dfm_scene_tets_make(n, lo, hi, &box[c]) != DFM_OK ||
-            dfm_scene_add_volume(w, &box[c], dfm_volume_def_default(), &id[c]) != DFM_OK) {
-            std::fprintf(stderr, "cube %d: %s\n", c, dfm_world_last_error(w));
-            return 1;
-        }
         dfm_body_info info = dfm_body_info_init();
         dfm_body_get_info(w, id[c], &info);
         mass[c] = info.total_mass;
@@ -151,14 +148,8 @@ int main(int argc, char** argv) {
             return 1;
         }
         for (int c = 0; c < kCubes; ++c) dfm_body_get_positions(w, id[c], 0, nv, x[c].data(), 0);
-        for (int c = 0; c + 1 < kCubes; ++c) {
-            float top = -1e30f, bottom = 1e30f;
-            for (int32_t i = 0; i < nv; ++i) {
-                top = std::fmax(top, x[c][3 * i + 2]);
-                bottom = std::fmin(bottom, x[c + 1][3 * i + 2]);
-            }
-            min_gap = std::fmin(min_gap, (double)(bottom - top));
-        }
+        for (int c = 0; c + 1 < kCubes; ++c)
+            min_gap = std::fmin(min_gap, (double)dfm_scene_z_gap(x[c].data(), nv, x[c + 1].data(), nv));
         if (s >= steps - window) {
             float f[3];
             dfm_world_get_shape_reactions(w, &ground, 1, f, NULL, 0);

@@ -219,6 +219,6 @@ void bench_workload_free(bench_workload* w) {
     free(w->states);
     free(w->bodies);
     free(w->start_centroid_z);
-    free(w->fold_triangles);
+    dfm_scene_grid_free(&w->fold);
     memset(w, 0, sizeof(*w));
 }

@@ -11,6 +11,7 @@
 #define DFM_BENCH_WORKLOAD_H
 
 #include <dfm/dfm.h>
+#include <dfm_scene_grid.h>
 
 /// Workload kinds.
 typedef enum bench_kind {
@@ -54,8 +55,7 @@ typedef struct bench_workload {
     float contact_radius;      ///< The body's contact radius, m (where the pads' squeeze is measured from).
     int released;              ///< cloth-lift: the hook (pinned top row) has let go.
     int32_t particles, elements, colors;
-    int32_t* fold_triangles;      ///< cloth-fold: environment 0's triangles (the lower half first).
-    int32_t fold_lower_triangles; ///< ... how many belong to the lower half.
+    dfm_scene_grid fold; ///< cloth-fold: environment 0's folded cloth as built (scenes/dfm_scene_fold.h; owned).
 } bench_workload;
 
 /// Builds the workload. Returns DFM_OK, or the failing call's result (message in

@@ -15,6 +15,8 @@
 /// both are also run on 2 threads against the 1-thread scalar reference, and print an FNV-1a hash
 /// of the reference positions and reactions (to compare the scalar path across revisions by hand).
 #define _POSIX_C_SOURCE 200809L
+#include <dfm_scene_cubes.h>
+#include <dfm_scene_fold.h>
 #include <dfm_scene_shape.h>
 
 #include "dfm_test.h"
@@ -26,38 +28,14 @@
 /// Scenes: game cloth, soft cube, folded cloth, stacked cubes.
 #define SCENES 4
 
-/// Adds the folded cloth of the physics test's `fold` (self-collision on).
+/// Adds the folded cloth of the physics test's `fold` (scenes/dfm_scene_fold.h, self-collision on).
 static dfm_body_id add_fold(dfm_world* w) {
-    const int32_t nu = 11, half = 8, nv = 2 * half;
-    const float width = 0.3f, len = 0.2f, z0 = 0.006f, gap = 0.02f;
-    int32_t n = nu * nv, nt = 2 * (nu - 1) * (nv - 1);
-    float* pos = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    int32_t* tri = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)nt);
-    for (int32_t j = 0; j < nv; ++j)
-        for (int32_t i = 0; i < nu; ++i) {
-            float* p = pos + 3 * (j * nu + i);
-            p[0] = -0.5f * width + width * (float)i / (float)(nu - 1);
-            int32_t r = j < half ? j : nv - 1 - j;
-            p[1] = -0.5f * len + len * (float)r / (float)(half - 1);
-            p[2] = j < half ? z0 : z0 + gap;
-        }
-    int32_t k = 0;
-    for (int32_t j = 0; j + 1 < nv; ++j)
-        for (int32_t i = 0; i + 1 < nu; ++i) {
-            int32_t a = j * nu + i, b = a + 1, c = a + nu, d = c + 1;
-            tri[3 * k] = a, tri[3 * k + 1] = b, tri[3 * k + 2] = d, ++k;
-            tri[3 * k] = a, tri[3 * k + 1] = d, tri[3 * k + 2] = c, ++k;
-        }
+    dfm_scene_grid fold;
+    dfm_test_scene(w, dfm_scene_fold_make(11, 8, 0.0f, &fold), "the folded cloth");
     dfm_cloth_def cd = dfm_cloth_def_default();
-    cd.positions = pos;
-    cd.vertex_count = n;
-    cd.triangles = tri;
-    cd.triangle_count = nt;
     cd.self_collision = 1;
-    dfm_body_id id;
-    CHECK_OK(w, dfm_world_add_cloth(w, &cd, &id));
-    free(pos);
-    free(tri);
+    dfm_body_id id = dfm_test_add_cloth(w, &fold, cd);
+    dfm_scene_grid_free(&fold);
     return id;
 }
 
@@ -96,20 +74,18 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
         if (scene == 2) {
             body = add_fold(w);
         } else {
+            /* the upper cube 6 mm up and 1 cm along x: its edge overhangs the lower one */
             const float H = 0.06f;
-            const float lo0[3] = {-0.03f, -0.03f, 0.0f}, hi0[3] = {0.03f, 0.03f, H};
-            const float lo1[3] = {-0.02f, -0.03f, H + 0.006f}, hi1[3] = {0.04f, 0.03f, 2 * H + 0.006f};
-            dfm_test_tets b0 = dfm_test_make_tet_box(5, lo0, hi0), b1 = dfm_test_make_tet_box(5, lo1, hi1);
+            dfm_test_tets box[2];
             dfm_volume_def vd = dfm_volume_def_default();
-            body = dfm_test_add_volume(w, &b0, vd);
-            body = dfm_test_add_volume(w, &b1, vd);
-            dfm_test_free_tets(&b0);
-            dfm_test_free_tets(&b1);
+            dfm_test_scene(w, dfm_scene_add_cube(w, 5, H, 0.0f, 0.0f, 0.0f, vd, &box[0], &body), "a cube");
+            dfm_test_scene(w, dfm_scene_add_cube(w, 5, H, 0.01f, 0.0f, H + 0.006f, vd, &box[1], &body), "a cube");
+            for (int c = 0; c < 2; ++c) dfm_test_free_tets(&box[c]);
         }
-        dfm_shape_def table = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
+        dfm_shape_def table = dfm_scene_table_def();
         table.host_body = 1;
         CHECK_OK(w, dfm_world_add_shape(w, &table, &shapes[0]));
-        states[0] = dfm_scene_state(0, 0, -0.05f, NULL);
+        states[0] = dfm_scene_state(0, 0, DFM_SCENE_TABLE_Z, NULL);
         ns = 1;
     } else {
         const float lo[3] = {-0.05f, -0.05f, 0.03f}, hi[3] = {0.05f, 0.05f, 0.13f};

@@ -22,8 +22,8 @@
 /// Every failure message names the backend, the quantity, both values and the bound. Skips (77)
 /// without a usable CUDA device. Run one part with its name as the argument (no argument: all;
 /// `--small`: a few steps of the CUDA scenes, for compute-sanitizer).
-#include "deform_contact.h"
 #include "dfm_test.h"
+#include "dfm_test_layers.h"
 #include "dfm_test_shapes.h"
 
 static const float k_radius = 0.005f;
@@ -39,88 +39,35 @@ static dfm_world* make_world(int32_t backend, int deterministic, float radius) {
     return dfm_test_create(&def); /* exits 77 when the CUDA device is not usable */
 }
 
-static void step_world(dfm_world* w) { CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f)); }
-
-/// Signed distance of p to the sheet of triangles tris (n_tris, indices into x): to its closest
-/// point, positive on the side of that triangle's normal.
-static float signed_distance(dfm_v3 p, const float* x, const int32_t* tris, int32_t n_tris) {
-    float best = 3e38f, sign = 1.0f;
-    for (int32_t t = 0; t < n_tris; ++t) {
-        dfm_v3 a = dfm_v3_load(x + 3 * tris[3 * t]), b = dfm_v3_load(x + 3 * tris[3 * t + 1]),
-               c = dfm_v3_load(x + 3 * tris[3 * t + 2]);
-        float w[3];
-        dfm_dc_point_triangle(p, a, b, c, w);
-        dfm_v3 q = dfm_v3_add(dfm_v3_scale(a, w[0]), dfm_v3_add(dfm_v3_scale(b, w[1]), dfm_v3_scale(c, w[2])));
-        float d = dfm_v3_len(dfm_v3_sub(p, q));
-        if (d < best) {
-            best = d;
-            dfm_v3 n = dfm_v3_cross(dfm_v3_sub(b, a), dfm_v3_sub(c, a));
-            sign = dfm_v3_dot(n, dfm_v3_sub(p, q)) >= 0.0f ? 1.0f : -1.0f;
-        }
-    }
-    return sign * best;
-}
-
-static void add_table(dfm_world* w) {
-    dfm_shape_def bx = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
-    dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
-}
-
 /// Outcome of one stack run.
 typedef struct stack_result {
-    float min_sd;    ///< Smallest signed distance of an upper vertex to the lower sheet, m.
-    int min_step;    ///< Step it was seen at.
-    float zu, zl;    ///< Final mean heights of the upper and lower sheets, m.
-    int32_t pairs;   ///< Deformable pairs of the last advance.
-    int64_t dropped; ///< Candidates dropped over the run.
-    int32_t n;       ///< Particles in x.
-    float* x;        ///< Final positions of the world (malloc'ed; the caller frees).
+    double min_sd;    ///< Smallest signed distance of an upper vertex to the lower sheet, m.
+    int32_t min_step; ///< Step it was seen at.
+    float zu, zl;     ///< Final mean heights of the upper and lower sheets, m.
+    int32_t pairs;    ///< Deformable pairs of the last advance.
+    int64_t dropped;  ///< Candidates dropped over the run.
+    int32_t n;        ///< Particles in x.
+    float* x;         ///< Final positions of the world (malloc'ed; the caller frees).
 } stack_result;
 
 static stack_result run_stack(int32_t backend, int deterministic, float radius, int steps) {
     stack_result r;
     memset(&r, 0, sizeof(r));
     dfm_world* w = make_world(backend, deterministic, radius);
-    add_table(w);
-    dfm_test_grid lo = dfm_test_make_grid(13, 13, 0.4f, 0.4f, -0.2f, -0.2f, 0.006f);
-    dfm_test_grid up = dfm_test_make_grid(11, 11, 0.3f, 0.3f, -0.15f, -0.15f, 0.046f);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    dfm_body_id lid = dfm_test_add_cloth(w, &lo, cd);
-    dfm_body_id uid = dfm_test_add_cloth(w, &up, cd);
-    const int32_t nl = lo.vertex_count, nu = up.vertex_count;
-    float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
-    float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
-    r.min_sd = 3e38f;
-    r.min_step = -1;
-    for (int s = 0; s < steps; ++s) {
-        step_world(w);
-        CHECK_OK(w, dfm_body_get_positions(w, lid, 0, nl, xl, 0));
-        CHECK_OK(w, dfm_body_get_positions(w, uid, 0, nu, xu, 0));
-        for (int32_t i = 0; i < nu; ++i) {
-            float sd = signed_distance(dfm_v3_load(xu + 3 * i), xl, lo.triangles, lo.triangle_count);
-            if (sd < r.min_sd) {
-                r.min_sd = sd;
-                r.min_step = s;
-            }
-        }
-    }
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    for (int32_t i = 0; i < nl; ++i) r.zl += xl[3 * i + 2] / (float)nl;
-    for (int32_t i = 0; i < nu; ++i) r.zu += xu[3 * i + 2] / (float)nu;
-    r.pairs = st.deformable_pairs;
-    r.dropped = st.deformable_pairs_dropped_total;
-    r.n = nl + nu;
+    const dfm_test_layer_run run = dfm_test_run_stack(w, steps);
+    r.min_sd = run.min_sd;
+    r.min_step = run.min_step;
+    r.zl = run.zl;
+    r.zu = run.zu;
+    r.pairs = run.stats.deformable_pairs;
+    r.dropped = run.stats.deformable_pairs_dropped_total;
+    r.n = run.stats.particle_count;
     r.x = (float*)malloc(sizeof(float) * 3 * (size_t)r.n);
     CHECK_OK(w, dfm_world_get_positions(w, 0, r.n, r.x, 0));
     printf("stack %s%s radius %g m, %d steps: min signed distance %.5f m (step %d); final mean z lower %.4f, upper "
            "%.4f m; %d pairs last advance, %lld dropped\n",
-           backend_name(backend), deterministic ? " (deterministic)" : "", (double)radius, steps, (double)r.min_sd,
-           r.min_step, (double)r.zl, (double)r.zu, r.pairs, (long long)r.dropped);
-    free(xl);
-    free(xu);
-    dfm_test_free_grid(&lo);
-    dfm_test_free_grid(&up);
+           backend_name(backend), deterministic ? " (deterministic)" : "", (double)radius, steps, r.min_sd, r.min_step,
+           (double)r.zl, (double)r.zu, r.pairs, (long long)r.dropped);
     dfm_world_destroy(w);
     return r;
 }
@@ -128,11 +75,11 @@ static stack_result run_stack(int32_t backend, int deterministic, float radius, 
 static void stack(void) {
     stack_result cpu = run_stack(DFM_BACKEND_CPU, 0, k_radius, 60);
     stack_result gpu = run_stack(DFM_BACKEND_CUDA, 0, k_radius, 60);
-    CHECK(cpu.min_sd >= 0.0f, "stack cpu: the upper cloth passed through (min signed distance %g m, bound >= 0)",
-          (double)cpu.min_sd);
-    CHECK(gpu.min_sd >= 0.0f,
+    CHECK(cpu.min_sd >= 0.0, "stack cpu: the upper cloth passed through (min signed distance %g m, bound >= 0)",
+          cpu.min_sd);
+    CHECK(gpu.min_sd >= 0.0,
           "stack cuda: the upper cloth passed through (min signed distance %g m at step %d, bound >= 0; cpu %g m)",
-          (double)gpu.min_sd, gpu.min_step, (double)cpu.min_sd);
+          gpu.min_sd, gpu.min_step, cpu.min_sd);
     CHECK(gpu.pairs > 0, "stack cuda: no deformable pairs in the last advance (cpu: %d)", cpu.pairs);
     CHECK(gpu.dropped == 0 && cpu.dropped == 0, "stack: candidates dropped (cpu %lld, cuda %lld; bound 0)",
           (long long)cpu.dropped, (long long)gpu.dropped);
@@ -140,84 +87,33 @@ static void stack(void) {
           "stack: final mean height of the upper sheet cuda %.5f m vs cpu %.5f m (|diff| %.5f m, bound %.4f m)",
           (double)gpu.zu, (double)cpu.zu, (double)fabsf(gpu.zu - cpu.zu), (double)k_radius);
     stack_result off = run_stack(DFM_BACKEND_CUDA, 0, 0.0f, 60);
-    CHECK(off.min_sd < 0.5f * k_radius,
+    CHECK(off.min_sd < 0.5 * k_radius,
           "stack cuda, radius 0 (control): the sheets should meet (min %g m, bound < %g m): the check cannot fail",
-          (double)off.min_sd, 0.5 * (double)k_radius);
+          off.min_sd, 0.5 * (double)k_radius);
     free(cpu.x);
     free(gpu.x);
     free(off.x);
 }
 
-/// The fold scene of test_physics_deform_contact.c on `backend`; returns the smallest signed
-/// distance of the upper half (away from the fold row) to the lower half over `steps` steps.
-static float run_fold(int32_t backend, int self_collision, int steps) {
+/// The fold scene of test_physics_deform_contact.c (dfm_test_run_fold) on `backend`; returns the
+/// smallest signed distance of the upper half (away from the fold row) to the lower half over
+/// `steps` steps.
+static double run_fold(int32_t backend, int self_collision, int steps) {
     dfm_world* w = make_world(backend, 0, k_radius);
-    add_table(w);
-    const int32_t nu = 11, half = 8, nv = 2 * half;
-    const float width = 0.3f, len = 0.2f, z0 = 0.006f, gap = 0.02f;
-    int32_t n = nu * nv, nt = 2 * (nu - 1) * (nv - 1);
-    float* pos = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    int32_t* tri = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)nt);
-    for (int32_t j = 0; j < nv; ++j)
-        for (int32_t i = 0; i < nu; ++i) {
-            float* p = pos + 3 * (j * nu + i);
-            p[0] = -0.5f * width + width * (float)i / (float)(nu - 1);
-            int32_t r = j < half ? j : nv - 1 - j;
-            p[1] = -0.5f * len + len * (float)r / (float)(half - 1);
-            p[2] = j < half ? z0 : z0 + gap;
-        }
-    int32_t k = 0;
-    for (int32_t j = 0; j + 1 < nv; ++j)
-        for (int32_t i = 0; i + 1 < nu; ++i) {
-            int32_t a = j * nu + i, b = a + 1, c = a + nu, d = c + 1;
-            tri[3 * k] = a, tri[3 * k + 1] = b, tri[3 * k + 2] = d, ++k;
-            tri[3 * k] = a, tri[3 * k + 1] = d, tri[3 * k + 2] = c, ++k;
-        }
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    cd.positions = pos;
-    cd.vertex_count = n;
-    cd.triangles = tri;
-    cd.triangle_count = nt;
-    cd.self_collision = self_collision;
-    dfm_body_id id;
-    CHECK_OK(w, dfm_world_add_cloth(w, &cd, &id));
-    const int32_t lower_tris = 2 * (nu - 1) * (half - 1);
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    float worst = 3e38f;
-    int worst_step = -1;
-    for (int s = 0; s < steps; ++s) {
-        step_world(w);
-        CHECK_OK(w, dfm_body_get_positions(w, id, 0, n, x, 0));
-        for (int32_t j = half + 1; j < nv; ++j)
-            for (int32_t i = 0; i < nu; ++i) {
-                float sd = signed_distance(dfm_v3_load(x + 3 * (j * nu + i)), x, tri, lower_tris);
-                if (sd < worst) {
-                    worst = sd;
-                    worst_step = s;
-                }
-            }
-    }
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    printf("fold %s (self_collision %d): min signed distance of the upper half over the lower %.5f m (step %d); %d "
-           "pairs last advance\n",
-           backend_name(backend), self_collision, (double)worst, worst_step, st.deformable_pairs);
-    free(pos);
-    free(tri);
-    free(x);
+    const double worst = dfm_test_run_fold(w, backend_name(backend), self_collision, steps).min_sd;
     dfm_world_destroy(w);
     return worst;
 }
 
 static void fold(void) {
-    float cpu = run_fold(DFM_BACKEND_CPU, 1, 60), gpu = run_fold(DFM_BACKEND_CUDA, 1, 60);
-    CHECK(gpu >= 0.0f,
+    double cpu = run_fold(DFM_BACKEND_CPU, 1, 60), gpu = run_fold(DFM_BACKEND_CUDA, 1, 60);
+    CHECK(gpu >= 0.0,
           "fold cuda: the folded cloth passed through itself (min signed distance %g m, bound >= 0; "
           "cpu %g m)",
-          (double)gpu, (double)cpu);
-    float off = run_fold(DFM_BACKEND_CUDA, 0, 60);
-    CHECK(off < 0.0f, "fold cuda, self_collision 0 (control): the halves should interpenetrate (min %g m, bound < 0)",
-          (double)off);
+          gpu, cpu);
+    double off = run_fold(DFM_BACKEND_CUDA, 0, 60);
+    CHECK(off < 0.0, "fold cuda, self_collision 0 (control): the halves should interpenetrate (min %g m, bound < 0)",
+          off);
 }
 
 /// The cubes scene on `backend` with `count` (2 or 3) 6 cm cubes stacked r apart: the floor
@@ -246,20 +142,16 @@ static void run_cubes(int32_t backend, int count, int settle, int window, double
     float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     for (int s = 0; s < settle + window; ++s) {
-        step_world(w);
+        CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
         for (int k = 0; k + 1 < count; ++k) {
             CHECK_OK(w, dfm_body_get_positions(w, id[k], 0, n, xl, 0));
             CHECK_OK(w, dfm_body_get_positions(w, id[k + 1], 0, n, xu, 0));
-            float bz = -1e30f, tz = 1e30f;
-            for (int32_t i = 0; i < n; ++i) {
-                if (xl[3 * i + 2] > bz) bz = xl[3 * i + 2];
-                if (xu[3 * i + 2] < tz) tz = xu[3 * i + 2];
-            }
-            if (tz - bz < min_gap) min_gap = tz - bz;
+            const double gap = dfm_scene_z_gap(xl, n, xu, n);
+            if (gap < min_gap) min_gap = gap;
         }
         if (s >= settle) {
             float f[3];
-            CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
+            CHECK_OK(w, dfm_world_get_shape_reactions(w, &c.floor_id, 1, f, NULL, 0));
             Rz -= f[2] / window;
         }
     }

@@ -58,8 +58,13 @@
 ///   ke <= 0; mu < 0; capacity < 0; self_collision 2; the body-level solve; swapping to xpbd),
 ///   the CUDA backend accepted (or absent: DFM_ERROR_DEVICE_UNAVAILABLE, never UNSUPPORTED), and
 ///   a pair capacity of 16 is exceeded, counted in the stats and logged.
-#include "deform_contact.h"
+#include <dfm_scene_cloth_stack.h>
+#include <dfm_scene_cubes.h>
+#include <dfm_scene_layers.h>
+
+#include "deform_contact.h" /* dfm_v3 for the twist's crossing test */
 #include "dfm_test.h"
+#include "dfm_test_layers.h"
 #include "dfm_test_shapes.h"
 
 static const float k_radius = 0.005f;
@@ -83,200 +88,70 @@ static dfm_world* make_world(float radius, int threads) {
 
 static void step_world(dfm_world* w) { CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f)); }
 
-/// Signed distance of p to the sheet given by triangles tris (n_tris, global indices into x):
-/// to its closest point, positive on the side of that triangle's normal (the sheets are built
-/// with upward normals).
-static float signed_distance(dfm_v3 p, const float* x, const int32_t* tris, int32_t n_tris) {
-    float best = 3e38f, sign = 1.0f;
-    for (int32_t t = 0; t < n_tris; ++t) {
-        dfm_v3 a = dfm_v3_load(x + 3 * tris[3 * t]), b = dfm_v3_load(x + 3 * tris[3 * t + 1]),
-               c = dfm_v3_load(x + 3 * tris[3 * t + 2]);
-        float w[3];
-        dfm_dc_point_triangle(p, a, b, c, w);
-        dfm_v3 q = dfm_v3_add(dfm_v3_scale(a, w[0]), dfm_v3_add(dfm_v3_scale(b, w[1]), dfm_v3_scale(c, w[2])));
-        float d = dfm_v3_len(dfm_v3_sub(p, q));
-        if (d < best) {
-            best = d;
-            dfm_v3 n = dfm_v3_cross(dfm_v3_sub(b, a), dfm_v3_sub(c, a));
-            sign = dfm_v3_dot(n, dfm_v3_sub(p, q)) >= 0.0f ? 1.0f : -1.0f;
-        }
-    }
-    return sign * best;
-}
-
-/// Adds the support box (top face at z = 0, 0.6 m wide).
-static void add_table(dfm_world* w) {
-    dfm_shape_def bx = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
-    dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
-}
-
 /// The `stack` scene; returns the smallest signed distance over `steps` steps (and the final
 /// positions of both sheets into out_x when not NULL, 3 floats per world particle).
-static float run_stack(float radius, int threads, int steps, float* out_x, int32_t* out_n) {
+static double run_stack(float radius, int threads, int steps, float* out_x, int32_t* out_n) {
     dfm_world* w = make_world(radius, threads);
-    add_table(w);
-    dfm_test_grid lo = dfm_test_make_grid(13, 13, 0.4f, 0.4f, -0.2f, -0.2f, 0.006f);
-    dfm_test_grid up = dfm_test_make_grid(11, 11, 0.3f, 0.3f, -0.15f, -0.15f, 0.046f);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    dfm_body_id lid = dfm_test_add_cloth(w, &lo, cd);
-    dfm_body_id uid = dfm_test_add_cloth(w, &up, cd);
-    const int32_t nl = lo.vertex_count, nu = up.vertex_count;
-    float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
-    float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
-    float worst = 3e38f;
-    int worst_step = -1;
-    for (int s = 0; s < steps; ++s) {
-        step_world(w);
-        dfm_body_get_positions(w, lid, 0, nl, xl, 0);
-        dfm_body_get_positions(w, uid, 0, nu, xu, 0);
-        for (int32_t i = 0; i < nu; ++i) {
-            float sd = signed_distance(dfm_v3_load(xu + 3 * i), xl, lo.triangles, lo.triangle_count);
-            if (sd < worst) {
-                worst = sd;
-                worst_step = s;
-            }
-        }
-    }
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    float zl = 0, zu = 0;
-    for (int32_t i = 0; i < nl; ++i) zl += xl[3 * i + 2] / nl;
-    for (int32_t i = 0; i < nu; ++i) zu += xu[3 * i + 2] / nu;
+    const dfm_test_layer_run r = dfm_test_run_stack(w, steps);
+    const dfm_world_stats st = r.stats;
     printf("stack (radius %g m, %d threads): min signed distance %.5f m (step %d); final mean z lower %.4f, upper "
            "%.4f m; %d pairs, %d candidates last advance, %lld dropped\n",
-           (double)radius, threads, (double)worst, worst_step, (double)zl, (double)zu, st.deformable_pairs,
+           (double)radius, threads, r.min_sd, r.min_step, (double)r.zl, (double)r.zu, st.deformable_pairs,
            st.deformable_candidates, (long long)st.deformable_pairs_dropped_total);
     if (out_x) {
-        dfm_world_get_positions(w, 0, nl + nu, out_x, 0);
-        *out_n = nl + nu;
+        dfm_world_get_positions(w, 0, st.particle_count, out_x, 0);
+        *out_n = st.particle_count;
     }
-    free(xl);
-    free(xu);
-    dfm_test_free_grid(&lo);
-    dfm_test_free_grid(&up);
     dfm_world_destroy(w);
-    return worst;
+    return r.min_sd;
 }
 
 static void stack(void) {
-    float on = run_stack(k_radius, 0, 60, NULL, NULL);
-    CHECK(on >= 0.0f, "the upper cloth passed through the lower one (signed distance %g m)", (double)on);
+    double on = run_stack(k_radius, 0, 60, NULL, NULL);
+    CHECK(on >= 0.0, "the upper cloth passed through the lower one (signed distance %g m)", on);
     /* off, the upper sheet falls into the lower one (both end on the box): well inside the radius */
-    float off = run_stack(0.0f, 0, 60, NULL, NULL);
-    CHECK(off < 0.5f * k_radius, "without deformable contact the sheets should meet (min %g m)", (double)off);
+    double off = run_stack(0.0f, 0, 60, NULL, NULL);
+    CHECK(off < 0.5 * k_radius, "without deformable contact the sheets should meet (min %g m)", off);
 }
 
-/// One cloth folded onto itself: rows 0..nv-1 of the lower half at z0 going +y, then the upper
-/// half back over it at z0 + gap (the fold is the vertical strip between rows nv-1 and nv).
-static float run_fold(int self_collision, int steps) {
+/// The `fold` scene (dfm_test_run_fold); returns the smallest signed distance of the upper half to
+/// the lower half over `steps` steps.
+static double run_fold(int self_collision, int steps) {
     dfm_world* w = make_world(k_radius, 0);
-    add_table(w);
-    const int32_t nu = 11, half = 8, nv = 2 * half;
-    const float width = 0.3f, len = 0.2f, z0 = 0.006f, gap = 0.02f;
-    int32_t n = nu * nv, nt = 2 * (nu - 1) * (nv - 1);
-    float* pos = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    int32_t* tri = (int32_t*)malloc(sizeof(int32_t) * 3 * (size_t)nt);
-    for (int32_t j = 0; j < nv; ++j)
-        for (int32_t i = 0; i < nu; ++i) {
-            float* p = pos + 3 * (j * nu + i);
-            p[0] = -0.5f * width + width * (float)i / (float)(nu - 1);
-            int32_t r = j < half ? j : nv - 1 - j; /* the upper half runs back */
-            p[1] = -0.5f * len + len * (float)r / (float)(half - 1);
-            p[2] = j < half ? z0 : z0 + gap;
-        }
-    int32_t k = 0;
-    for (int32_t j = 0; j + 1 < nv; ++j)
-        for (int32_t i = 0; i + 1 < nu; ++i) {
-            int32_t a = j * nu + i, b = a + 1, c = a + nu, d = c + 1;
-            /* lower half: normals up; the upper half is the same winding run backwards, whose
-               normals point down: the signed distance below uses the lower half only */
-            tri[3 * k] = a, tri[3 * k + 1] = b, tri[3 * k + 2] = d, ++k;
-            tri[3 * k] = a, tri[3 * k + 1] = d, tri[3 * k + 2] = c, ++k;
-        }
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    cd.positions = pos;
-    cd.vertex_count = n;
-    cd.triangles = tri;
-    cd.triangle_count = nt;
-    cd.self_collision = self_collision;
-    dfm_body_id id;
-    CHECK_OK(w, dfm_world_add_cloth(w, &cd, &id));
-    const int32_t lower_tris = 2 * (nu - 1) * (half - 1); /* rows 0..half-1 */
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    float worst = 3e38f;
-    int worst_step = -1;
-    for (int s = 0; s < steps; ++s) {
-        step_world(w);
-        dfm_body_get_positions(w, id, 0, n, x, 0);
-        /* upper-half vertices away from the fold row (whose neighbours are the fold strip) */
-        for (int32_t j = half + 1; j < nv; ++j)
-            for (int32_t i = 0; i < nu; ++i) {
-                float sd = signed_distance(dfm_v3_load(x + 3 * (j * nu + i)), x, tri, lower_tris);
-                if (sd < worst) {
-                    worst = sd;
-                    worst_step = s;
-                }
-            }
-    }
-    dfm_world_stats st = dfm_world_stats_init();
-    CHECK_OK(w, dfm_world_get_stats(w, &st));
-    printf("fold (self_collision %d): min signed distance of the upper half over the lower %.5f m (step %d); %d "
-           "pairs last advance\n",
-           self_collision, (double)worst, worst_step, st.deformable_pairs);
-    free(pos);
-    free(tri);
-    free(x);
+    const double worst = dfm_test_run_fold(w, "", self_collision, steps).min_sd;
     dfm_world_destroy(w);
     return worst;
 }
 
 static void fold(void) {
-    float on = run_fold(1, 60);
-    CHECK(on >= 0.0f, "the folded cloth passed through itself (signed distance %g m)", (double)on);
-    float off = run_fold(0, 60);
-    CHECK(off < 0.0f, "with self_collision 0 the halves should interpenetrate (min %g m)", (double)off);
+    double on = run_fold(1, 60);
+    CHECK(on >= 0.0, "the folded cloth passed through itself (signed distance %g m)", on);
+    double off = run_fold(0, 60);
+    CHECK(off < 0.0, "with self_collision 0 the halves should interpenetrate (min %g m)", off);
 }
 
 static void cubes(void) {
     dfm_world* w = make_world(k_radius, 0);
-    dfm_shape_id floor_id = dfm_test_add_frictionless_floor(w);
-    const float H = 0.06f;
-    float lo0[3] = {-0.03f, -0.03f, 0.0f}, hi0[3] = {0.03f, 0.03f, H};
-    float lo1[3] = {-0.03f, -0.03f, H + k_radius}, hi1[3] = {0.03f, 0.03f, 2 * H + k_radius};
-    dfm_test_tets b0 = dfm_test_make_tet_box(5, lo0, hi0), b1 = dfm_test_make_tet_box(5, lo1, hi1);
-    dfm_volume_def vd = dfm_volume_def_default();
-    dfm_body_id bot = dfm_test_add_volume(w, &b0, vd), top = dfm_test_add_volume(w, &b1, vd);
-    dfm_body_info ib = dfm_body_info_init(), it = dfm_body_info_init();
-    CHECK_OK(w, dfm_body_get_info(w, bot, &ib));
-    CHECK_OK(w, dfm_body_get_info(w, top, &it));
+    dfm_test_cubes c = dfm_test_add_cubes(w, k_radius);
+    const dfm_body_info ib = c.bot_info, it = c.top_info;
     const double g = 9.81, Wt = it.total_mass * g, Wb = ib.total_mass * g;
     const int settle = 60, window = 20;
-    double Rz = 0.0, min_gap = 1e30;
-    const int32_t n = b0.vertex_count;
-    float* xb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    float* xt = (float*)malloc(sizeof(float) * 3 * (size_t)n);
+    double Rz = 0.0;
+    const int32_t n = c.box[0].vertex_count;
     float* vb = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     float* vt = (float*)malloc(sizeof(float) * 3 * (size_t)n);
     double p_start = 0.0, p_end = 0.0;
     for (int s = 0; s < settle + window; ++s) {
-        step_world(w);
-        dfm_body_get_positions(w, bot, 0, n, xb, 0);
-        dfm_body_get_positions(w, top, 0, n, xt, 0);
-        /* the bottom cube's top face: its highest vertices; the top cube's lowest */
-        float bz = -1e30f, tz = 1e30f;
-        for (int32_t i = 0; i < n; ++i) {
-            if (xb[3 * i + 2] > bz) bz = xb[3 * i + 2];
-            if (xt[3 * i + 2] < tz) tz = xt[3 * i + 2];
-        }
-        if (tz - bz < min_gap) min_gap = tz - bz;
+        /* the gap: the top cube's lowest vertex over the bottom cube's highest (its top face) */
+        dfm_test_cubes_step(w, &c);
         if (s >= settle) {
             float f[3];
-            CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
+            CHECK_OK(w, dfm_world_get_shape_reactions(w, &c.floor_id, 1, f, NULL, 0));
             Rz -= f[2] / window; /* the reaction is the deformables' force on the shape; the floor carries -f */
         }
         if (s == settle - 1 || s == settle + window - 1) {
-            dfm_body_get_velocities(w, bot, 0, n, vb, 0);
-            dfm_body_get_velocities(w, top, 0, n, vt, 0);
+            dfm_body_get_velocities(w, c.bot, 0, n, vb, 0);
+            dfm_body_get_velocities(w, c.top, 0, n, vt, 0);
             double p = 0.0;
             for (int32_t i = 0; i < n; ++i)
                 p += (ib.total_mass / n) * vb[3 * i + 2] + (it.total_mass / n) * vt[3 * i + 2];
@@ -291,15 +166,12 @@ static void cubes(void) {
     printf("cubes: floor reaction %.5f N; weights top %.5f + bottom %.5f = %.5f N; the bottom carries %.5f N of the "
            "top's %.5f N (error %.3f%% of the top's weight; momentum change over the window %.2e N); smallest gap "
            "top-bottom %.5f m\n",
-           Rz, Wt, Wb, Wt + Wb, Rz - Wb, Wt, 100.0 * err / Wt, dp_bound, min_gap);
+           Rz, Wt, Wb, Wt + Wb, Rz - Wb, Wt, 100.0 * err / Wt, dp_bound, c.min_gap);
     CHECK(err <= 0.01 * Wt, "the floor reads %.5f N for %.5f N of weight", Rz, Wt + Wb);
-    CHECK(min_gap > 0.0, "the cubes interpenetrate (gap %g m)", min_gap);
-    free(xb);
-    free(xt);
+    CHECK(c.min_gap > 0.0, "the cubes interpenetrate (gap %g m)", c.min_gap);
     free(vb);
     free(vt);
-    dfm_test_free_tets(&b0);
-    dfm_test_free_tets(&b1);
+    dfm_test_free_cubes(&c);
     dfm_world_destroy(w);
 }
 
@@ -328,31 +200,26 @@ static double body_pz(dfm_world* w, dfm_body_id id, int32_t n, float* scratch) {
 /// `stack_load`: the `stack` scene for 1.5 s; the upper cloth touches only the lower one.
 static void stack_load(void) {
     dfm_world* w = make_world(k_radius, 0);
-    dfm_shape_def bx = dfm_scene_box_def(0.3f, 0.3f, 0.05f);
-    dfm_shape_id box = dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
-    dfm_test_grid lo = dfm_test_make_grid(13, 13, 0.4f, 0.4f, -0.2f, -0.2f, 0.006f);
-    dfm_test_grid up = dfm_test_make_grid(11, 11, 0.3f, 0.3f, -0.15f, -0.15f, 0.046f);
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    dfm_body_id lid = dfm_test_add_cloth(w, &lo, cd);
-    dfm_body_id uid = dfm_test_add_cloth(w, &up, cd);
-    const int32_t nl = lo.vertex_count, nu = up.vertex_count;
+    dfm_scene_cloth_stack sc;
+    dfm_test_scene(w, dfm_scene_cloth_stack_add(w, dfm_cloth_def_default(), &sc), "the stacked cloths");
+    const dfm_shape_id box = sc.table_id;
+    const dfm_body_id lid = sc.lower_id, uid = sc.upper_id;
+    const int32_t nl = sc.lower.vertex_count, nu = sc.upper.vertex_count;
     const double g = 9.81, Wl = body_mass(w, lid) * g, Wu = body_mass(w, uid) * g;
     float* xl = (float*)malloc(sizeof(float) * 3 * (size_t)nl);
     float* xu = (float*)malloc(sizeof(float) * 3 * (size_t)nu);
     const int steps = 90, window = 20;
-    float worst = 3e38f;
+    double worst = 1e30;
     int worst_step = -1;
     double load = 0.0, p0 = 0.0, p1 = 0.0;
     for (int s = 0; s < steps; ++s) {
         step_world(w);
         dfm_body_get_positions(w, lid, 0, nl, xl, 0);
         dfm_body_get_positions(w, uid, 0, nu, xu, 0);
-        for (int32_t i = 0; i < nu; ++i) {
-            float sd = signed_distance(dfm_v3_load(xu + 3 * i), xl, lo.triangles, lo.triangle_count);
-            if (sd < worst) {
-                worst = sd;
-                worst_step = s;
-            }
+        const double sd = dfm_scene_cloth_stack_min_distance(&sc, xl, xu);
+        if (sd < worst) {
+            worst = sd;
+            worst_step = s;
         }
         if (s >= steps - window) load += shape_load(w, box) / window;
         if (s == steps - window - 1) p0 = body_pz(w, lid, nl, xl) + body_pz(w, uid, nu, xu);
@@ -362,13 +229,12 @@ static void stack_load(void) {
     printf("stack_load: min signed distance upper over lower %.5f m (step %d; bound 0.5 r = %.4f m); the box carries "
            "%.5f N of %.5f + %.5f = %.5f N (error %.4f%% of the upper cloth's weight, bound 1%%; momentum change "
            "over the window %.2e N)\n",
-           (double)worst, worst_step, 0.5 * k_radius, load, Wl, Wu, Wl + Wu, 100.0 * err / Wu, dp);
-    CHECK(worst >= 0.5f * k_radius, "the upper cloth came within %g m of the lower one (bound 0.5 r)", (double)worst);
+           worst, worst_step, 0.5 * k_radius, load, Wl, Wu, Wl + Wu, 100.0 * err / Wu, dp);
+    CHECK(worst >= 0.5 * k_radius, "the upper cloth came within %g m of the lower one (bound 0.5 r)", worst);
     CHECK(err <= 0.01 * Wu, "the box carries %.5f N for %.5f N of weight", load, Wl + Wu);
     free(xl);
     free(xu);
-    dfm_test_free_grid(&lo);
-    dfm_test_free_grid(&up);
+    dfm_scene_cloth_stack_free(&sc);
     dfm_world_destroy(w);
 }
 
@@ -380,14 +246,10 @@ static void cubes3(void) {
     const float H = 0.06f;
     dfm_test_tets box[3];
     dfm_body_id id[3];
+    dfm_test_scene(w, dfm_scene_add_cube_stack(w, 3, 5, H, 0.0f, k_radius, dfm_volume_def_default(), box, id),
+                   "the cubes");
     double W = 0.0;
-    for (int c = 0; c < 3; ++c) {
-        const float z0 = c * (H + k_radius);
-        float lo[3] = {-0.03f, -0.03f, z0}, hi[3] = {0.03f, 0.03f, z0 + H};
-        box[c] = dfm_test_make_tet_box(5, lo, hi);
-        id[c] = dfm_test_add_volume(w, &box[c], dfm_volume_def_default());
-        W += body_mass(w, id[c]) * 9.81;
-    }
+    for (int c = 0; c < 3; ++c) W += body_mass(w, id[c]) * 9.81;
     const int32_t n = box[0].vertex_count, m = 5, face = m * m;
     /* each cube's top face as triangles with upward normals and its bottom face's vertices (both
        by the rest positions, sorted by y then x into an m x m grid) */
@@ -428,10 +290,8 @@ static void cubes3(void) {
         for (int c = 0; c + 1 < 3; ++c) {
             dfm_body_get_positions(w, id[c], 0, n, x0, 0);
             dfm_body_get_positions(w, id[c + 1], 0, n, x1, 0);
-            for (int32_t k = 0; k < face; ++k) {
-                const float sd = signed_distance(dfm_v3_load(x1 + 3 * bot_v[k]), x0, top_t, nt_top);
-                if (sd < min_gap) min_gap = sd;
-            }
+            const double sd = dfm_scene_min_signed_distance(x1, bot_v, face, x0, top_t, nt_top);
+            if (sd < min_gap) min_gap = sd;
         }
         if (s >= settle) load += shape_load(w, floor_id) / window;
         if (s == settle - 1 || s == settle + window - 1) {
@@ -466,9 +326,8 @@ static void bridge(void) {
     double Wc = 0.0;
     for (int c = 0; c < 2; ++c) {
         const float cx = c == 0 ? -0.07f : 0.07f;
-        float lo[3] = {cx - 0.03f, -0.03f, 0.0f}, hi[3] = {cx + 0.03f, 0.03f, H};
-        box[c] = dfm_test_make_tet_box(5, lo, hi);
-        id[c] = dfm_test_add_volume(w, &box[c], dfm_volume_def_default());
+        dfm_test_scene(w, dfm_scene_add_cube(w, 5, H, cx, 0.0f, 0.0f, dfm_volume_def_default(), &box[c], &id[c]),
+                       "a cube");
         Wc += body_mass(w, id[c]) * 9.81;
     }
     dfm_test_grid g = dfm_test_make_grid(21, 6, 0.4f, 0.1f, -0.2f, -0.05f, H + 2.0f * k_radius);

@@ -160,6 +160,15 @@ static inline dfm_body_id dfm_test_add_volume(dfm_world* w, const dfm_test_tets*
     return id;
 }
 
+/// Exits 2 unless a scene-library call (scenes/) returned DFM_OK: prints `what`, the result and
+/// the world's last error (the tests' policy for scenes that cannot be built).
+static inline void dfm_test_scene(dfm_world* w, dfm_result r, const char* what) {
+    if (r != DFM_OK) {
+        fprintf(stderr, "%s failed: %s: %s\n", what, dfm_result_string(r), dfm_world_last_error(w));
+        exit(2);
+    }
+}
+
 /// Kinetic energy (J) of a body: sum of 1/2 m |v|^2 using per-vertex masses `mass`.
 static inline double dfm_test_kinetic_energy(dfm_world* w, dfm_body_id id, int32_t n, const float* mass) {
     float* v = (float*)malloc(sizeof(float) * 3 * (size_t)n);
