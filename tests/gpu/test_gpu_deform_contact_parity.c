@@ -151,7 +151,7 @@ static void run_cubes(int32_t backend, int count, int settle, int window, double
         }
         if (s >= settle) {
             float f[3];
-            CHECK_OK(w, dfm_world_get_shape_reactions(w, &c.floor_id, 1, f, NULL, 0));
+            CHECK_OK(w, dfm_world_get_shape_reactions(w, &floor_id, 1, f, NULL, 0));
             Rz -= f[2] / window;
         }
     }
