@@ -238,7 +238,9 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
-    if (view->edge_start_angle) {
+    if (view->edge_start_angle && simd) {
+        dfm_cpu_simd_start_angles(simd, view, nt); /* the same angles, W hinges at a time */
+    } else if (view->edge_start_angle) {
         const int32_t ne = view->edge_count;
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (ne >= DFM_CPU_PARALLEL_MIN)

@@ -456,12 +456,16 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
     *H = m3_sel(on, Hs, *H);
 }
 
-/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot: the
-/// visited corner's angle gradient *g, the angle *th (dfm_atan2f over lanes) and the lanes still on.
-static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* b, const float* x_, v3* g, vf* th) {
-    vi on = vldi(b->on);
-    v3 x[4];
-    for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+/// The vectors of dfm_bending_hinge_ over lanes that the angle gradient needs.
+typedef struct hinge_lanes {
+    v3 e, a0, b1, n1h, n2h;
+    vf le2, le, ln1, ln2;
+} hinge_lanes;
+
+/// dfm_bending_hinge_ over lanes at the hinges' vertex positions x: the angle *th (dfm_atan2f over
+/// lanes), the vectors the gradient needs, and the lanes `on` that stay non-degenerate (the angle's
+/// finiteness is the caller's test, as in the scalar code).
+static inline __attribute__((always_inline)) vi lane_hinge(const v3 x[4], vi on, hinge_lanes* g, vf* th) {
     v3 e = v3_sub(x[3], x[2]);
     v3 a0 = v3_sub(x[2], x[0]);
     v3 b0 = v3_sub(x[3], x[0]);
@@ -481,16 +485,44 @@ static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* 
     v3 n2h = v3_scale(n2, 1.0f / ln2);
     v3 eh = v3_scale(e, 1.0f / le);
     *th = vatan2(v3_dot(v3_cross(n1h, n2h), eh), v3_dot(n1h, n2h));
+    *g = (hinge_lanes){e, a0, b1, n1h, n2h, le2, le, ln1, ln2};
+    return on;
+}
+
+/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot: the
+/// visited corner's angle gradient *g, the angle *th (dfm_atan2f over lanes) and the lanes still on.
+static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* b, const float* x_, v3* g, vf* th) {
+    v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+    hinge_lanes h;
+    const vi on = lane_hinge(x, vldi(b->on), &h, th);
     /* The visited corner's gradient: every branch of dfm_bending_grad_vertex_, picked per lane. */
     const vi corner = vldi(b->corner);
-    v3 g0 = v3_scale(n1h, -le / ln1);
-    v3 g1 = v3_scale(n2h, -le / ln2);
-    vf t0 = -v3_dot(a0, e) / le2;
-    vf t1 = -v3_dot(b1, e) / le2;
+    v3 g0 = v3_scale(h.n1h, -h.le / h.ln1);
+    v3 g1 = v3_scale(h.n2h, -h.le / h.ln2);
+    vf t0 = -v3_dot(h.a0, h.e) / h.le2;
+    vf t1 = -v3_dot(h.b1, h.e) / h.le2;
     v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
     v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
     *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
     return on;
+}
+
+void DFM_SIMD_NAME(start_angles)(const dfm_vbd_view* v, int32_t e0, int32_t e1) {
+    for (int32_t e = e0; e < e1; e += W) {
+        const int n = e1 - e < W ? e1 - e : W;
+        int32_t idx[4][W];
+        for (int l = 0; l < W; ++l) /* padding lanes repeat the last hinge; not stored */
+            for (int c = 0; c < 4; ++c) idx[c][l] = 3 * v->edges[4 * (e + (l < n ? l : n - 1)) + c];
+        v3 x[4];
+        for (int c = 0; c < 4; ++c) x[c] = v3_gather(v->x_prev, vldi(idx[c]));
+        hinge_lanes h;
+        vf th;
+        const vi on = lane_hinge(x, vsplat(0.0f) == 0.0f, &h, &th) & vfinite(th);
+        float out[W];
+        vst(out, vsel(on, th, vsplat(NAN))); /* dfm_bending_start_angle: NaN when degenerate */
+        memcpy(v->edge_start_angle + e, out, (size_t)n * sizeof(float));
+    }
 }
 
 /// dfm_bending_force_hessian_coef over lanes for a group's hinge slots [0, n), in slot order. The
