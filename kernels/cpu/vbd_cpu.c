@@ -221,7 +221,10 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
                                              fork ? cc->scratch : NULL, nt);
         } else if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
             dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
-        else
+        else if (cc->detect.corner) {
+            dfm_cpu_detect_cache_fill(&cc->detect, cc->view, &in, n);
+            dfm_cpu_contacts_detect_cached(cc->view, &in, &cc->detect);
+        } else
             dfm_cpu_contacts_detect(cc->view, &in);
         if (cc->view->flags & DFM_CONTACT_BODY_SOLVE) { /* thin-shell normals (contact_sheet.h) */
             const int32_t na = *cc->view->count < cc->view->capacity ? *cc->view->count : cc->view->capacity;
