@@ -105,6 +105,8 @@ static inline int vany(vi m) {
     return _mm_movemask_ps((__m128)m) != 0;
 #endif
 }
+/// True when every lane of m is on.
+static inline int vall(vi m) { return vmask(m) == (1 << W) - 1; }
 /// base[idx[l]] per lane (idx: float offsets).
 static inline vf vgather(const float* base, vi idx) {
 #if W == 8
@@ -181,6 +183,17 @@ static inline m3 m3_sel(vi m, m3 a, m3 b) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) a.m[i][j] = vsel(m, a.m[i][j], b.m[i][j]);
     return a;
+}
+/// *f, *H = fn, Hn on the lanes in `on`, kept elsewhere; no blend when every lane is on (the
+/// same bits: a select with an all-ones mask is its first operand).
+static inline __attribute__((always_inline)) void acc_sel(vi on, v3 fn, m3 Hn, v3* f, m3* H) {
+    if (vall(on)) {
+        *f = fn;
+        *H = Hn;
+    } else {
+        *f = v3_sel(on, fn, *f);
+        *H = m3_sel(on, Hn, *H);
+    }
 }
 static inline v3 m3_col(m3 a, int j) { return (v3){a.m[0][j], a.m[1][j], a.m[2][j]}; }
 static inline vf m3_det(m3 a) {
@@ -452,8 +465,7 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
         fe = v3_sel(damp, fd, fe);
         Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
     }
-    *f = v3_sel(on, fe, *f);
-    *H = m3_sel(on, Hs, *H);
+    acc_sel(on, fe, Hs, f, H);
 }
 
 /// The vectors of dfm_bending_hinge_ over lanes that the angle gradient needs.
@@ -546,8 +558,7 @@ static inline __attribute__((always_inline)) void lane_edges(const edge_blk* eb,
         d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
         c = vsel(damp, c + kdl * d, c);
         hc = vsel(damp, hc + kdl, hc);
-        *f = v3_sel(on, v3_madd(*f, g, -c), *f);
-        *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
+        acc_sel(on, v3_madd(*f, g, -c), m3_add_outer(*H, g, g, hc), f, H);
     }
 }
 
@@ -617,8 +628,7 @@ static inline __attribute__((always_inline)) void lane_tet(const tet_blk* b, con
         fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
         Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
     }
-    *f = v3_sel(on, fe, *f);
-    *H = m3_sel(on, Hs, *H);
+    acc_sel(on, fe, Hs, f, H);
 }
 
 /// Adds the elements of group gr's lane particles to f, H in the scalar order (triangles, hinges, tets).
