@@ -930,6 +930,128 @@ void DFM_SIMD_NAME(pair_eval)(const dfm_dc_pair* pairs, int32_t count, const flo
 /// about two scalar particle solves, measured, docs/perf.md issue 16).
 #define DC_LANES_MIN 2
 
+/* ---- the rigid-contact gather over lanes (kernels/shared/contact_response.h) ------------------ */
+
+/// A rotation over lanes: the vector part u and the scalar w.
+typedef struct q4 {
+    v3 u;
+    vf w;
+} q4;
+
+/// dfm_quat_rotate over lanes.
+static inline v3 q4_rotate(q4 q, v3 v) {
+    v3 t = v3_scale(v3_cross(q.u, v), vsplat(2.0f));
+    return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(q.u, t));
+}
+
+/// The shape data a record's force reads, per lane: shape si[l]'s (one splat when all lanes share it).
+typedef struct shape_lanes {
+    v3 ts, te; ///< body_start.t, body_end.t.
+    q4 qs, qe; ///< body_start.q, body_end.q.
+    vf kd;
+} shape_lanes;
+
+/// Shape sh's values as 15 floats: body_start.t, body_end.t, body_start.q, body_end.q, kd.
+static inline void shape_row(const dfm_shape_rt* sh, float v[15]) {
+    const float r[15] = {
+        sh->body_start.t.x, sh->body_start.t.y, sh->body_start.t.z, sh->body_end.t.x,   sh->body_end.t.y,
+        sh->body_end.t.z,   sh->body_start.q.x, sh->body_start.q.y, sh->body_start.q.z, sh->body_start.q.w,
+        sh->body_end.q.x,   sh->body_end.q.y,   sh->body_end.q.z,   sh->body_end.q.w,   sh->kd};
+    memcpy(v, r, sizeof r);
+}
+
+static inline shape_lanes lane_shapes(const dfm_shape_rt* shapes, const int32_t si[W]) {
+    int same = 1;
+    for (int l = 1; l < W; ++l) same &= si[l] == si[0];
+    vf a[15];
+    if (same) { /* the common case: one shape under all lanes (a cloth on a table) */
+        float v[15];
+        shape_row(&shapes[si[0]], v);
+        for (int q = 0; q < 15; ++q) a[q] = vsplat(v[q]);
+    } else {
+        float t[15][W];
+        for (int l = 0; l < W; ++l) {
+            float v[15];
+            shape_row(&shapes[si[l]], v);
+            for (int q = 0; q < 15; ++q) t[q][l] = v[q];
+        }
+        for (int q = 0; q < 15; ++q) a[q] = vld(t[q]);
+    }
+    const shape_lanes r = {
+        {a[0], a[1], a[2]}, {a[3], a[4], a[5]}, {{a[6], a[7], a[8]}, a[9]}, {{a[10], a[11], a[12]}, a[13]}, a[14]};
+    return r;
+}
+
+/// dfm_contact_gather over lanes for the lane particles p[l] with act[l] (the others get zeros):
+/// each lane's list walked in its order, one record per lane per round, its dfm_contact_geometry and
+/// dfm_contact_point_force (penalty and damping; the caller keeps the scalar path when friction is
+/// in the solve) with the scalar operations, added with its weight as the scalar gather adds it.
+static inline void lane_contact_gather(const dfm_contact_view* c, const float* d_, float h, const int32_t p[W],
+                                       const int act[W], v3* f_out, m3* H_out) {
+    int32_t node[W];
+    for (int l = 0; l < W; ++l) node[l] = act[l] ? c->head[p[l]] : -1;
+    const vf zero = vsplat(0.0f);
+    v3 fs = {zero, zero, zero};
+    m3 Hs = m3_zero();
+    for (;;) {
+        int32_t kk[W], k3[W], wi[W], si[W], ci[3][W];
+        int any = 0;
+        for (int l = 0; l < W; ++l) any |= node[l] >= 0;
+        if (!any) break;
+        int32_t k0 = 0; /* off lanes read a live record's data (never used) */
+        for (int l = 0; l < W; ++l)
+            if (node[l] >= 0) k0 = node[l] / 3;
+        int32_t onl[W];
+        for (int l = 0; l < W; ++l) {
+            const int32_t k = node[l] >= 0 ? node[l] / 3 : k0;
+            onl[l] = node[l] >= 0 ? -1 : 0;
+            kk[l] = k;
+            k3[l] = 3 * k;
+            wi[l] = node[l] >= 0 ? node[l] : 3 * k;
+            si[l] = c->rec.shape[k];
+            for (int j = 0; j < 3; ++j) ci[j][l] = c->rec.corners[3 * k + j];
+        }
+        const vi on = vldi(onl), kv = vldi(k3), kr = vldi(kk);
+        /* dfm_contact_geometry */
+        v3 dc = {zero, zero, zero};
+        for (int j = 0; j < 3; ++j) {
+            const vi valid = vldi(ci[j]) >= 0;
+            int32_t off[W];
+            for (int l = 0; l < W; ++l) off[l] = ci[j][l] >= 0 ? 3 * ci[j][l] : 0;
+            const v3 dj = v3_gather(d_, vldi(off));
+            const vf bj = vgather(c->rec.bary, kv + j);
+            dc = v3_sel(valid, v3_madd(dc, dj, bj), dc);
+        }
+        const shape_lanes sh = lane_shapes(c->shapes, si);
+        const v3 bp = v3_gather(c->rec.body_point, kv);
+        const v3 db = v3_add(v3_sub(sh.te, sh.ts), v3_sub(q4_rotate(sh.qe, bp), q4_rotate(sh.qs, bp)));
+        const v3 D = v3_sub(dc, db);
+        const v3 n = v3_gather(c->rec.normal, kv);
+        const vf pen = vgather(c->rec.pen0, kr) - v3_dot(n, D);
+        /* dfm_contact_point_force */
+        const vi in = pen > 0.0f;
+        const vf kp = vgather(c->rec.penalty, kr);
+        const vf fn = kp * pen;
+        v3 f = v3_scale(n, fn);
+        m3 H = m3_add_outer(m3_zero(), n, n, kp);
+        const vf dn = v3_dot(n, D);
+        const vi damp = (dn < 0.0f) & (sh.kd > 0.0f);
+        const vf kdh = sh.kd / h;
+        f = v3_sel(damp, v3_madd(f, n, -kdh * dn), f);
+        H = m3_sel(damp, m3_add_outer(H, n, n, kdh), H);
+        f = v3_sel(in, f, (v3){zero, zero, zero});
+        H = m3_sel(in, H, m3_zero());
+        /* dfm_contact_gather's sums */
+        const vf w = vgather(c->rec.bary, vldi(wi));
+        fs = v3_sel(on, v3_madd(fs, f, w), fs);
+        Hs = m3_sel(on, m3_add(Hs, m3_scale(H, w * w)), Hs);
+        for (int l = 0; l < W; ++l)
+            if (node[l] >= 0) node[l] = c->next[node[l]];
+    }
+    *f_out = fs;
+    *H_out = Hs;
+}
+
 /// Solves lane groups [g0, g1): every dynamic lane particle, or with deformable contact (dc not
 /// NULL) those of sub-colour `sub` (the others are inactive lanes: nothing of theirs is written).
 static inline __attribute__((always_inline)) void solve_groups(const void* layout, const dfm_vbd_view* view,
@@ -954,6 +1076,20 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
         /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
            particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
         float fl[3][W], Hl[9][W], gap[W];
+        /* The rigid contacts of the lanes in lanes (bitwise dfm_cpu_contact_terms) on the gather path
+           without friction in the solve (that and the legacy scatter keep the per-lane scalar start). */
+        const int lanes_gather = !dc && cc && cc->gather &&
+                                 !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE));
+        float cfl[3][W], cHl[9][W];
+        if (lanes_gather) {
+            v3 cf;
+            m3 cH;
+            lane_contact_gather(cc->view, view->d, view->h, gr->p, act, &cf, &cH);
+            vst(cfl[0], cf.x);
+            vst(cfl[1], cf.y);
+            vst(cfl[2], cf.z);
+            for (int q = 0; q < 9; ++q) vst(cHl[q], cH.m[q / 3][q % 3]);
+        }
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
             dfm_v3 fs = dfm_v3_zero();
@@ -965,6 +1101,12 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
                 dfm_cpu_contact_terms(view, cc, p, &fc, &Hc);
                 gap[l] = lane_pairs(view, &dc->view, p, &fc, &Hc);
                 dfm_vbd_particle_base(view, p, fc, Hc, &fs, &Hm);
+            } else if (act[l] && lanes_gather) { /* dfm_cpu_particle_start with the contacts gathered above */
+                dfm_vbd_particle_base(view, p, dfm_v3_make(cfl[0][l], cfl[1][l], cfl[2][l]),
+                                      (dfm_m33){{{cHl[0][l], cHl[1][l], cHl[2][l]},
+                                                 {cHl[3][l], cHl[4][l], cHl[5][l]},
+                                                 {cHl[6][l], cHl[7][l], cHl[8][l]}}},
+                                      &fs, &Hm);
             } else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
             fl[0][l] = fs.x;
