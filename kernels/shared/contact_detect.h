@@ -113,6 +113,13 @@ DFM_HD float dfm_detect_sdf(const dfm_contact_view* c, const dfm_shape_geom* g, 
     return dfm_shape_sdf(g, p, grad);
 }
 
+/// dfm_detect_sdf at p, with the unit gradient into *grad when `convex` (dfm_shape_sdf_is_convex):
+/// for every convex type the value does not depend on whether the gradient is asked
+/// (sdf_shapes.h), so one evaluation serves a cull on the value and a prune on the tangent plane.
+DFM_HD float dfm_detect_sdf_at(const dfm_contact_view* c, const dfm_shape_geom* g, dfm_v3 p, int convex, dfm_v3* grad) {
+    return convex ? dfm_shape_sdf(g, p, grad) : dfm_detect_sdf(c, g, p, (dfm_v3*)0);
+}
+
 /// Particle p's shape-local position under shape si (start pose `pose`); with a corner cache, read
 /// from it or, on a miss, computed and stored together with its SDF value.
 DFM_HD dfm_v3 dfm_detect_local(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
@@ -190,15 +197,16 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
     /* Lipschitz cull: the SDF changes at most 1 per metre, so nothing on the edge is closer
      * than phi(mid) - |b - a| / 2. */
     dfm_v3 mid = dfm_v3_scale(dfm_v3_add(la, lb), 0.5f);
-    if (dfm_detect_sdf(c, &s->geom, mid, (dfm_v3*)0) > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
+    const int convex = dfm_shape_sdf_is_convex(&s->geom);
+    dfm_v3 gm = dfm_v3_zero();
+    const float pm = dfm_detect_sdf_at(c, &s->geom, mid, convex, &gm);
+    if (pm > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
     float corner_phi = dfm_fminf(dfm_detect_corner_phi(c, ch, s, si, p0, la),
                                  dfm_detect_corner_phi(c, ch, s, si, p1, lb));
-    if (dfm_shape_sdf_is_convex(&s->geom)) {
+    if (convex) {
         /* Convex SDF: the tangent plane at the midpoint bounds phi on the edge from below. If even
          * that bound cannot get deeper than the corners by the feature depth, the record would be
          * rejected below: skip the 27-evaluation search (a cloth lying on a box or plane). */
-        dfm_v3 gm;
-        float pm = dfm_shape_sdf(&s->geom, mid, &gm);
         float lower = pm - 0.5f * fabsf(dfm_v3_dot(gm, dfm_v3_sub(lb, la)));
         if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
     }
@@ -238,16 +246,17 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
     dfm_v3 cen = dfm_v3_scale(dfm_v3_add(dfm_v3_add(la, lb), ld), 1.0f / 3.0f);
     float reach = dfm_fmaxf(dfm_v3_len(dfm_v3_sub(la, cen)),
                             dfm_fmaxf(dfm_v3_len(dfm_v3_sub(lb, cen)), dfm_v3_len(dfm_v3_sub(ld, cen))));
-    if (dfm_detect_sdf(c, &s->geom, cen, (dfm_v3*)0) > thr + reach) return;
+    const int convex = dfm_shape_sdf_is_convex(&s->geom);
+    dfm_v3 gc = dfm_v3_zero();
+    const float pc = dfm_detect_sdf_at(c, &s->geom, cen, convex, &gc);
+    if (pc > thr + reach) return;
     float corner_phi = dfm_fminf(
         dfm_detect_corner_phi(c, ch, s, si, p0, la),
         dfm_fminf(dfm_detect_corner_phi(c, ch, s, si, p1, lb), dfm_detect_corner_phi(c, ch, s, si, p2, ld)));
-    if (dfm_shape_sdf_is_convex(&s->geom)) {
+    if (convex) {
         /* Convex SDF: the tangent plane at the centroid bounds phi on the face from below (its
          * minimum over the triangle is at a corner). Skip the ~480-evaluation Frank-Wolfe search
          * when even that bound cannot pass the feature-depth test below. */
-        dfm_v3 gc;
-        float pc = dfm_shape_sdf(&s->geom, cen, &gc);
         float lower = pc +
                       dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(la, cen)),
                                 dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(lb, cen)), dfm_v3_dot(gc, dfm_v3_sub(ld, cen))));
