@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "coarse_cpu.h"
 #include "vbd_cpu.h"
 #include "vbd_simd.h"
 #include "world_internal.h"
@@ -96,6 +97,21 @@ dfm_result dfm_step_scratch(dfm_world* w, int32_t substeps, int32_t shapes, int3
     memset(w->step_impulses, 0, (size_t)want * 6u * sizeof(double));
     *emitted = w->step_emitted;
     *impulses = w->step_impulses;
+    return DFM_OK;
+}
+
+/// The coarse level of the two-level solve (DFM_FEATURE_COARSE_CORRECTION, coarse_cpu.h), built
+/// for this model and its vertex modes from the current positions (kept while they do not change).
+static dfm_result coarse_level(dfm_world* w, const dfm_vbd_view* view, struct dfm_cpu_coarse** out) {
+    if (!w->coarse) {
+        w->coarse = (dfm_cpu_coarse*)calloc(1, sizeof(dfm_cpu_coarse));
+        if (!w->coarse) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the coarse level");
+        w->coarse->generation = -1;
+    }
+    if (dfm_cpu_coarse_prepare(w->coarse, view, w->model_generation, w->model.body_count, w->model.body_offsets) != 0)
+        return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the coarse level (%d particles)",
+                        view->particle_count);
+    *out = w->coarse;
     return DFM_OK;
 }
 
@@ -281,6 +297,11 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         cview.flags |= DFM_CONTACT_BODY_SOLVE;
         cview.particle_slides = bodies.particle_slides;
     }
+    struct dfm_cpu_coarse* coarse = NULL;
+    if (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION) {
+        r = coarse_level(w, &view, &coarse);
+        if (r != DFM_OK) return r;
+    }
     dfm_cpu_host_solve hosts;
     r = dfm_host_bodies_begin_step(w, use_contacts ? c->capacity : 0, dt, &hosts);
     if (r != DFM_OK) return r;
@@ -290,10 +311,15 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         float a0 = (float)s / (float)substeps, a1 = (float)(s + 1) / (float)substeps;
         if (use_contacts) dfm_step_fill_shapes(w, a0, a1, c->rt);
         if (coupled) dfm_host_bodies_begin_advance(&hosts, h);
+        if (deform) { /* pairs found once per step, kept while they cover (dfm_cpu_dc_detect) */
+            const int once = !(w->def.disable_flags & DFM_DISABLE_DEFORMABLE_PAIR_REUSE);
+            deform->span = once ? substeps - s : 1;
+            deform->reuse = once && s > 0;
+        }
         dfm_cpu_vbd_advance(&view, use_contacts ? &cc : NULL, w->model.color_count, w->model.color_offsets,
                             w->model.color_particles, w->def.iterations, a1, w->def.cpu_threads,
                             s == substeps - 1 ? &conv : NULL, body_solve ? &bodies : NULL, simd.width ? &simd : NULL,
-                            deform);
+                            deform, coarse);
         if (deform) deform_dropped += deform->dropped;
         emitted[s] = use_contacts ? c->count : 0;
         if (coupled) dfm_host_bodies_end_advance(&hosts, h);

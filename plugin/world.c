@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coarse_cpu.h"
 #include "def_read.h"
 #include "device_probe.h"
 #include "error.h"
@@ -83,6 +84,15 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         "world_def.deformable_contact_radius > 0 with DFM_FEATURE_BODY_TRANSLATION: the body-level "
                         "translation moves whole bodies past the displacement bound of deformable contact; not "
                         "combined yet");
+    if ((d->feature_flags & DFM_FEATURE_COARSE_CORRECTION) && d->backend == DFM_BACKEND_CUDA)
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "world_def.feature_flags has DFM_FEATURE_COARSE_CORRECTION with backend CUDA: the two-level "
+                        "solve runs on the CPU backend only (docs/physics.md, session 12)");
+    if (d->deformable_contact_radius > 0.0f && (d->feature_flags & DFM_FEATURE_COARSE_CORRECTION))
+        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
+                        "world_def.deformable_contact_radius > 0 with DFM_FEATURE_COARSE_CORRECTION: the coarse "
+                        "correction moves particles past the displacement bound of deformable contact; not combined "
+                        "yet");
     if (d->contact_capacity < 0 || d->contact_capacity > DFM_MAX_CONTACT_CAPACITY)
         return dfm_fail(w, DFM_ERROR_INVALID_VALUE,
                         "world_def.contact_capacity is %d; must be in [0, DFM_MAX_CONTACT_CAPACITY = %d] (0 = one "
@@ -140,6 +150,9 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
                 "backend (its CUDA twin is a host-assisted first slice that steps without a graph; ask for "
                 "DFM_BACKEND_CUDA explicitly)",
                 (double)full.deformable_contact_radius);
+    } else if (full.backend == DFM_BACKEND_AUTO && (full.feature_flags & DFM_FEATURE_COARSE_CORRECTION)) {
+        dfm_log(w, DFM_LOG_INFO,
+                "backend AUTO: DFM_FEATURE_COARSE_CORRECTION runs on the CPU only: using the CPU backend");
     } else if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
         if (devices > 0) {
@@ -194,6 +207,8 @@ void dfm_world_destroy(dfm_world* w) {
     free(w->body_record_offsets);
     free(w->body_records);
     free(w->particle_slides);
+    if (w->coarse) dfm_cpu_coarse_free(w->coarse);
+    free(w->coarse);
     free(w->step_impulses);
     dfm_host_bodies_free(&w->host_bodies);
     free(w->guard.state);

@@ -66,6 +66,8 @@ struct dfm_world {
     void*
         simd_layout; ///< CPU step scratch: the lane layout of the per-color solve (vbd_simd.h), simd_layout_cap bytes.
     size_t simd_layout_cap;
+    struct dfm_cpu_coarse*
+        coarse; ///< CPU: the coarse level of DFM_FEATURE_COARSE_CORRECTION (coarse_cpu.h); NULL until used.
     char last_error[512];
     struct dfm_world_solver* solver; ///< Current provider and its ops (never NULL after creation; solver_internal.h).
 };

@@ -22,6 +22,15 @@
 /// every incident element evaluated) fork from this many particles (~10^7 instructions, a few ms).
 #define DFM_CPU_SOLVE_PARALLEL_MIN 1024
 
+/// The per-color solve forks from this much work (dfm_cpu_solve_work: incident element
+/// evaluations, a tet counted twice, plus two per particle). Measured on the benchmark scenes
+/// (16 environments): a cloth-lift color of 1264 particles is 27.9k (22 per particle, so
+/// DFM_CPU_SOLVE_PARALLEL_MIN = 1024 cloth particles are ~22.5k: cloth forks about where it did by
+/// particle count), a soft-lift color of 864 tet particles 21.7k (~11.6 tets each): it forks now,
+/// where by particle count its colors never did; a single 24 x 24 cloth's colors (~100 particles,
+/// ~2.2k) stay on the calling thread.
+#define DFM_CPU_SOLVE_WORK_MIN 16384
+
 /// Contact detection forks from this many candidate pairs (~300 instructions each: 32768 are
 /// ~10^7 instructions, as much as a color of DFM_CPU_SOLVE_PARALLEL_MIN particles). Measured (issue
 /// 18, docs/perf.md): at the former 4096, cloth-lift with 1 environment (13k candidates) ran 1.6-2x
@@ -34,6 +43,21 @@
 /// worker). Loops that do not fork run a plain serial copy, outside any OpenMP region: libgomp
 /// allocates a team for every parallel region, even one of a single thread.
 static inline int dfm_cpu_forks(int nt, int64_t count, int64_t min) { return nt > 1 && count >= min; }
+
+/// The solve work of `count` particles `particles[0..count)` (see DFM_CPU_SOLVE_WORK_MIN): the
+/// incident triangles and bending edges once, tets twice, two per particle for the particle's own
+/// terms. `tri`, `edge`, `tet` are the per-particle adjacency CSR offsets (NULL: none).
+static inline int64_t dfm_cpu_solve_work(const int32_t* particles, int32_t count, const int32_t* tri,
+                                         const int32_t* edge, const int32_t* tet) {
+    int64_t w = 2 * (int64_t)count;
+    for (int32_t k = 0; k < count; ++k) {
+        const int32_t i = particles[k];
+        if (tri) w += tri[i + 1] - tri[i];
+        if (edge) w += edge[i + 1] - edge[i];
+        if (tet) w += 2 * (int64_t)(tet[i + 1] - tet[i]);
+    }
+    return w;
+}
 
 /// A range of a loop: items [begin, end) with the caller's context.
 typedef void (*dfm_cpu_range_fn)(void* ctx, int32_t begin, int32_t end);

@@ -20,6 +20,8 @@
 ///   pair order, so its gather walks one run; pairs store their 4 vertices inline.
 #include "deform_contact_cpu.h"
 
+#include "deform_balance_terms.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,11 +110,16 @@ static inline dfm_dc_pair candidate_pair(const dfm_cpu_dc* s, int64_t k, int64_t
     return pr;
 }
 
-float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n) {
+/// The largest inertial displacement |y| of a surface particle (m).
+static float surface_ymax(const dfm_cpu_dc* s, const float* y, int32_t n) {
     float ymax = 0.0f;
     for (int32_t i = 0; i < n; ++i)
         if (s->surface[i]) ymax = dfm_fmaxf(ymax, dfm_v3_len(dfm_v3_load(y + 3 * i)));
-    const float rq = s->radius + dfm_fmaxf(s->radius, 3.0f * ymax);
+    return ymax;
+}
+
+float dfm_cpu_dc_query_radius(dfm_cpu_dc* s, const float* y, int32_t n) {
+    const float rq = s->radius + dfm_fmaxf(s->radius, 3.0f * surface_ymax(s, y, n));
     s->query_radius = rq;
     return rq;
 }
@@ -180,10 +187,24 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     s->view.total_bound = DFM_DC_BOUND_FRACTION * rq;
 }
 
-void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
-                       const int32_t* color_particles, const int32_t* particle_color) {
+/// The pairs' distances at x_prev into pair_dist (the narrow phase's expression, the same bits).
+static void pair_distances(dfm_cpu_dc* s, const float* x_prev) {
+    if (s->simd) {
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs, s->pair_count, x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f, s->pair_dist,
+                               NULL);
+        return;
+    }
+    for (int32_t k = 0; k < s->pair_count; ++k) {
+        float w[4];
+        s->pair_dist[k] = dfm_v3_len(dfm_dc_pair_stencil(s->pairs + k, x_prev, w));
+    }
+}
+
+/// Runs the broad and narrow phases of dfm_cpu_dc_detect for `span` advances.
+static void detect_pairs(dfm_cpu_dc* s, const dfm_vbd_view* v, float ymax, int32_t span, int32_t color_count,
+                         const int32_t* color_offsets, const int32_t* color_particles, const int32_t* particle_color) {
     const int32_t n = v->particle_count;
-    dfm_cpu_dc_query_radius(s, v->y, n);
+    s->query_radius = s->radius + dfm_fmaxf(s->radius, 3.0f * ymax * (float)span);
     dfm_bvh_input in;
     int64_t vt = 0, ee = 0;
     if (s->pairable && s->tri_count > 0 && s->point_count > 0) {
@@ -196,6 +217,36 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
         ee = query(s, s->edge_tree, &in, vt_kept);
     }
     dfm_cpu_dc_build(s, v->x_prev, n, vt, ee, color_count, color_offsets, color_particles, particle_color);
+    /* each advance's share of the span's bound on the motion from x_prev here (x / 1 = x: span 1
+       is the bound of every advance's own detection) */
+    s->view.total_bound = s->view.total_bound / (float)span;
+    s->span_budget = s->query_radius / (float)span;
+    s->covered = span - 1;
+    s->detected = 1;
+}
+
+void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
+                       const int32_t* color_particles, const int32_t* particle_color) {
+    const int32_t n = v->particle_count;
+    const float ymax = surface_ymax(s, v->y, n);
+    if (s->reuse && s->covered > 0 && 3.0f * ymax <= s->span_budget) {
+        /* the last pairs still cover this advance: every vertex is within the span's bound of where
+           they were found, and this advance's share of it exceeds its inertial motion */
+        --s->covered;
+        s->detected = 0;
+        s->dropped = 0; /* counted once, at the detection (s->candidates stays its count) */
+        pair_distances(s, v->x_prev);
+    } else {
+        int32_t span = s->reuse && s->covered > 0 ? s->covered : (s->span > 1 ? s->span : 1);
+        /* no wider than one advance's radius r + max(r, 3 max |y|) = 2r: a span that would need
+           more covers fewer advances (the same candidates as a detection per advance; fast motion
+           detects every advance) */
+        if (span > 1 && 3.0f * ymax * (float)span > s->radius) {
+            const float fit = s->radius / (3.0f * ymax);
+            span = fit < (float)span ? (fit >= 1.0f ? (int32_t)fit : 1) : span;
+        }
+        detect_pairs(s, v, ymax, span, color_count, color_offsets, color_particles, particle_color);
+    }
     /* the initial guess as a step from x_prev: every surface particle moves together, each within
        the bound of its own gaps at x_prev */
     for (int32_t i = 0; i < n; ++i) {
@@ -210,122 +261,6 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     }
 }
 
-/// The body of each side of pair p: (body of v[0], body of the other primitive's first vertex).
-static inline void pair_bodies(const dfm_dc_pair* pr, const int32_t* particle_body, int32_t* a, int32_t* b) {
-    *a = particle_body[pr->v[0]];
-    *b = particle_body[pr->kind == DFM_DC_VERTEX_TRIANGLE ? pr->v[1] : pr->v[2]];
-}
-
-/// Orders body pairs (lo, hi) lexicographically.
-static int cmp_body_pair(const void* x, const void* y) {
-    const dfm_bvh_pair *p = (const dfm_bvh_pair*)x, *q = (const dfm_bvh_pair*)y;
-    if (p->a != q->a) return p->a < q->a ? -1 : 1;
-    return (p->b > q->b) - (p->b < q->b);
-}
-
-/// Index of body pair (lo, hi) in the sorted unique keys (present by construction).
-static int32_t edge_index(const dfm_bvh_pair* keys, int32_t count, int32_t lo, int32_t hi) {
-    int32_t l = 0, r = count - 1;
-    while (l < r) {
-        const int32_t m = l + (r - l) / 2;
-        if (keys[m].a < lo || (keys[m].a == lo && keys[m].b < hi))
-            l = m + 1;
-        else
-            r = m;
-    }
-    return l;
-}
-
-/// Union-find root of body i (path halving).
-static int32_t body_root(dfm_cpu_dc_body* B, int32_t i) {
-    while (B[i].root != i) {
-        B[i].root = B[B[i].root].root;
-        i = B[i].root;
-    }
-    return i;
-}
-
-/// out = L u over the solved bodies (u and out: 3 per body), L the conductance-weighted Laplacian
-/// of the body graph with the unsolved bodies' potentials held at zero, plus each body's shape
-/// contact magnitude sum S on its diagonal (its shapes: a neighbour at zero).
-static void laplacian(const dfm_cpu_dc* s, const dfm_cpu_dc_body* B, int32_t body_count, int32_t edge_count,
-                      const double* u, double* out) {
-    for (int32_t b = 0; b < 3 * body_count; ++b) out[b] = 0.0;
-    for (int32_t e = 0; e < edge_count; ++e) {
-        const dfm_cpu_dc_edge* E = s->edge_work + e;
-        if (!(E->c > 0.0)) continue;
-        const int32_t lo = E->lo, hi = E->hi;
-        for (int k = 0; k < 3; ++k) {
-            const double ul = B[lo].solved ? u[3 * lo + k] : 0.0, uh = B[hi].solved ? u[3 * hi + k] : 0.0;
-            out[3 * lo + k] += E->c * (ul - uh);
-            out[3 * hi + k] += E->c * (uh - ul);
-        }
-    }
-    for (int32_t b = 0; b < body_count; ++b)
-        for (int k = 0; k < 3; ++k)
-            out[3 * b + k] = B[b].solved ? out[3 * b + k] + (B[b].shape_on ? B[b].shape_sum : 0.0) * u[3 * b + k] : 0.0;
-}
-
-/// Conjugate gradients for L lambda = need - raw - R over the solved bodies (see
-/// dfm_cpu_dc_final_forces, step 5); lambda into s->solve_work (3 per body).
-static void solve_potentials(dfm_cpu_dc* s, const dfm_cpu_dc_body* B, int32_t body_count, int32_t ne, int32_t solved) {
-    double* lam = s->solve_work;
-    double* r = lam + 3 * body_count;
-    double* z = r + 3 * body_count;
-    double* q = z + 3 * body_count;
-    double* Aq = q + 3 * body_count;
-    double* dinv = Aq + 3 * body_count; /* 1 per body */
-    for (int32_t b = 0; b < body_count; ++b) dinv[b] = B[b].shape_on ? B[b].shape_sum : 0.0;
-    for (int32_t e = 0; e < ne; ++e) {
-        const dfm_cpu_dc_edge* E = s->edge_work + e;
-        if (!(E->c > 0.0)) continue;
-        dinv[E->lo] += E->c;
-        dinv[E->hi] += E->c;
-    }
-    for (int32_t b = 0; b < body_count; ++b) {
-        dinv[b] = B[b].solved && dinv[b] > 0.0 ? 1.0 / dinv[b] : 0.0;
-        for (int k = 0; k < 3; ++k) {
-            lam[3 * b + k] = 0.0;
-            r[3 * b + k] = B[b].solved ? B[b].need[k] - B[b].raw[k] - B[b].shape_force[k] : 0.0;
-            z[3 * b + k] = dinv[b] * r[3 * b + k];
-            q[3 * b + k] = z[3 * b + k];
-        }
-    }
-    double rz[3], rr0[3];
-    for (int k = 0; k < 3; ++k) {
-        rz[k] = rr0[k] = 0.0;
-        for (int32_t b = 0; b < body_count; ++b) {
-            rz[k] += r[3 * b + k] * z[3 * b + k];
-            rr0[k] += r[3 * b + k] * r[3 * b + k];
-        }
-    }
-    for (int32_t it = 0; it < solved + 8; ++it) {
-        laplacian(s, B, body_count, ne, q, Aq);
-        int active = 0;
-        for (int k = 0; k < 3; ++k) {
-            double qAq = 0.0, rr = 0.0, rz1 = 0.0;
-            for (int32_t b = 0; b < body_count; ++b) qAq += q[3 * b + k] * Aq[3 * b + k];
-            if (!(qAq > 0.0) || !(rz[k] > 0.0)) continue;
-            const double alpha = rz[k] / qAq;
-            for (int32_t b = 0; b < body_count; ++b) {
-                lam[3 * b + k] += alpha * q[3 * b + k];
-                r[3 * b + k] -= alpha * Aq[3 * b + k];
-                z[3 * b + k] = dinv[b] * r[3 * b + k];
-                rr += r[3 * b + k] * r[3 * b + k];
-                rz1 += r[3 * b + k] * z[3 * b + k];
-            }
-            if (rr <= 1e-24 * rr0[k]) {
-                rz[k] = 0.0;
-                continue;
-            }
-            for (int32_t b = 0; b < body_count; ++b) q[3 * b + k] = z[3 * b + k] + (rz1 / rz[k]) * q[3 * b + k];
-            rz[k] = rz1;
-            active = 1;
-        }
-        if (!active) break;
-    }
-}
-
 /// Whether a share lambda (3 floats, N per N) of the shape contacts on particles [first, end)
 /// would turn one of their nodes into a pull along its normal (dfm_contact_reaction_particle).
 static int shape_pull(const dfm_vbd_view* v, const dfm_contact_view* c, const float* node_friction, int32_t first,
@@ -335,16 +270,27 @@ static int shape_pull(const dfm_vbd_view* v, const dfm_contact_view* c, const fl
         if (v->mode[i] != 0) continue;
         for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
             if (c->shapes[c->rec.shape[node / 3]].coupled) continue;
-            dfm_v3 fk;
-            dfm_m33 Hk;
-            dfm_contact_point_force(c, v->d, v->h, node / 3, &fk, &Hk);
-            dfm_v3 q = dfm_v3_scale(fk, c->rec.bary[node]);
-            if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
-            const dfm_v3 n = dfm_v3_load(c->rec.normal + 3 * (node / 3));
-            const double ln = lambda[0] * n.x + lambda[1] * n.y + lambda[2] * n.z;
-            if ((double)dfm_v3_dot(n, q) + ln * (double)dfm_v3_len(q) < 0.0) return 1;
+            const dfm_v3 q = dfm_dc_shape_node_force(c, v->d, v->h, node_friction, friction, node);
+            if (dfm_dc_shape_node_pulls(c, q, node, lambda)) return 1;
         }
     }
+    return 0;
+}
+
+/// The CPU's pull check of a balance round (dfm_dc_pull_fn): shape_pull over each tested body.
+typedef struct dfm_cpu_dc_pull_ctx {
+    const dfm_vbd_view* v;
+    const dfm_contact_view* c;
+    const float* node_friction;
+    const int32_t* body_offsets;
+} dfm_cpu_dc_pull_ctx;
+
+static int cpu_pull(void* ctx, dfm_cpu_dc_body* B, int32_t body_count, const double* lambda) {
+    const dfm_cpu_dc_pull_ctx* p = (const dfm_cpu_dc_pull_ctx*)ctx;
+    for (int32_t b = 0; b < body_count; ++b)
+        if (B[b].pull_test)
+            B[b].pulls = (uint8_t)shape_pull(p->v, p->c, p->node_friction, p->body_offsets[b], p->body_offsets[b + 1],
+                                             lambda + 3 * b);
     return 0;
 }
 
@@ -414,11 +360,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
             B[b].need[1] += nd.y;
             B[b].need[2] += nd.z;
             for (int32_t node = c ? c->head[i] : -1; node >= 0; node = c->next[node]) {
-                dfm_v3 fk;
-                dfm_m33 Hk;
-                dfm_contact_point_force(c, v->d, v->h, node / 3, &fk, &Hk);
-                dfm_v3 q = dfm_v3_scale(fk, c->rec.bary[node]);
-                if (friction) q = dfm_v3_add(q, dfm_v3_load(node_friction + 3 * node));
+                const dfm_v3 q = dfm_dc_shape_node_force(c, v->d, v->h, node_friction, friction, node);
                 B[b].shape_force[0] += q.x;
                 B[b].shape_force[1] += q.y;
                 B[b].shape_force[2] += q.z;
@@ -428,25 +370,7 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
     }
     /* 2. the body pairs that have pairs between them: sorted unique keys in the (now unused)
        broad-phase candidate buffer; at most min(pairs, bodies choose 2) of them */
-    int32_t ne = 0;
-    for (int32_t p = 0; p < s->pair_count; ++p) {
-        int32_t a, b;
-        pair_bodies(s->pairs + p, particle_body, &a, &b);
-        if (a == b) continue;
-        s->cand[ne].a = a < b ? a : b;
-        s->cand[ne].b = a < b ? b : a;
-        ++ne;
-    }
-    qsort(s->cand, (size_t)ne, sizeof(*s->cand), cmp_body_pair);
-    int32_t u = 0;
-    for (int32_t k = 0; k < ne; ++k)
-        if (u == 0 || cmp_body_pair(s->cand + k, s->cand + u - 1) != 0) s->cand[u++] = s->cand[k];
-    ne = u;
-    for (int32_t e = 0; e < ne; ++e) {
-        memset(s->edge_work + e, 0, sizeof(*s->edge_work));
-        s->edge_work[e].lo = s->cand[e].a;
-        s->edge_work[e].hi = s->cand[e].b;
-    }
+    const int32_t ne = dfm_dc_balance_edges(s->pairs, s->pair_count, particle_body, s->cand, s->edge_work);
     /* 3. raw forces at the final iterate: per particle, per body (pairs with other bodies), and
        each body pair's corner-force magnitudes on each side */
     for (int32_t i = 0; i < v->particle_count; ++i) {
@@ -458,9 +382,9 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
                 const dfm_v3 fp = add_corner(dfm_v3_zero(), s->terms + p, corner); /* dfm_dc_pair_force's */
                 f = dfm_v3_add(f, fp);
                 int32_t a, b;
-                pair_bodies(s->pairs + p, particle_body, &a, &b);
+                dfm_dc_pair_bodies(s->pairs + p, particle_body, &a, &b);
                 if (a == b) continue;
-                dfm_cpu_dc_edge* E = s->edge_work + edge_index(s->cand, ne, a < b ? a : b, a < b ? b : a);
+                dfm_cpu_dc_edge* E = s->edge_work + dfm_dc_balance_edge_index(s->cand, ne, a, b);
                 if (bi == E->hi)
                     E->s_hi += dfm_v3_len(fp);
                 else
@@ -472,64 +396,13 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
         }
         dfm_v3_store(f, s->final_force + 3 * i);
     }
-    /* 4. conductances and the components of the graph of touching body pairs; a component is
-       grounded when one of its bodies is pinned or touches a shape (S > 0), and its unpinned
-       bodies are solved */
-    for (int32_t e = 0; e < ne; ++e) {
-        dfm_cpu_dc_edge* E = s->edge_work + e;
-        E->c = 0.5 * (E->s_lo + E->s_hi);
-        if (!(E->c > 0.0)) continue;
-        const int32_t ra = body_root(B, E->lo), rb = body_root(B, E->hi);
-        if (ra != rb) B[ra > rb ? ra : rb].root = ra < rb ? ra : rb;
-    }
-    for (int32_t b = 0; b < body_count; ++b) {
-        B[b].root = body_root(B, b);
-        B[b].shape_on = (uint8_t)(B[b].shape_sum > 0.0);
-    }
-    /* 5. L lambda = need - raw - R on the solved bodies (the pinned ones held at lambda = 0), L
-       the Laplacian of the body graph with conductances c_e plus S on the diagonal (each body's
-       shapes are one more neighbour, held at 0): the least change sum |delta_e|^2 / c_e +
-       sum_b |S_b lambda_b|^2 / S_b of the body pairs' and the shape contacts' forces that balances
-       every solved body. Jacobi-preconditioned conjugate gradients per axis, in double: exact in
-       at most `solved` steps. Then a body whose shape share S_b lambda_b would turn one of its
-       shape contacts into a pull (dfm_contact_reaction_particle cuts those, and the sum would no
-       longer be the balance: a cloth on two cubes that also lies on the floor) drops its shapes
-       from L (they read their own forces, R) while its component keeps another support, and the
-       system is solved again (at most 4 rounds). */
-    double* lam = s->solve_work;
-    int32_t solved = 0;
-    for (int round = 0; round < 4; ++round) {
-        for (int32_t b = 0; b < body_count; ++b) B[b].grounded = 0;
-        for (int32_t b = 0; b < body_count; ++b)
-            if (B[b].pinned || B[b].shape_on) B[B[b].root].grounded++;
-        solved = 0;
-        for (int32_t b = 0; b < body_count; ++b) {
-            B[b].solved = (uint8_t)(!B[b].pinned && B[B[b].root].grounded > 0);
-            solved += B[b].solved;
-        }
-        if (solved == 0) return; /* every pair keeps its raw force */
-        solve_potentials(s, B, body_count, ne, solved);
-        if (round == 3) break; /* the last solve stands */
-        int dropped = 0;
-        for (int32_t b = 0; b < body_count; ++b) {
-            if (!B[b].solved || !B[b].shape_on || B[B[b].root].grounded < 2) continue;
-            if (!shape_pull(v, c, node_friction, body_offsets[b], body_offsets[b + 1], lam + 3 * b)) continue;
-            B[b].shape_on = 0;
-            B[B[b].root].grounded--;
-            dropped = 1;
-        }
-        if (!dropped) break;
-    }
-    /* 6. each body pair's change delta_e = c_e (lambda_hi - lambda_lo) (on hi; -delta_e on lo),
-       spread over each side's corners in proportion to their force magnitudes */
-    for (int32_t e = 0; e < ne; ++e) {
-        dfm_cpu_dc_edge* E = s->edge_work + e;
-        for (int k = 0; k < 3; ++k) {
-            const double lh = B[E->hi].solved ? lam[3 * E->hi + k] : 0.0;
-            const double ll = B[E->lo].solved ? lam[3 * E->lo + k] : 0.0;
-            E->delta[k] = E->c > 0.0 ? E->c * (lh - ll) : 0.0;
-        }
-    }
+    /* 4.-6a. the balance over the body graph (deform_balance.c, shared with CUDA): each body pair's
+       change delta_e; the pull checks of its rounds are shape_pull's */
+    const dfm_cpu_dc_pull_ctx pc = {v, c, node_friction, body_offsets};
+    if (dfm_dc_balance_solve(B, body_count, s->edge_work, ne, s->solve_work, cpu_pull, (void*)&pc) <= 0)
+        return; /* nothing solved: every pair keeps its raw force */
+    /* 6b. each body pair's change spread over each side's corners in proportion to their force
+       magnitudes */
     for (int32_t i = 0; i < v->particle_count; ++i) {
         if (!s->surface[i] || v->mode[i] != 0) continue;
         const int32_t bi = particle_body[i];
@@ -537,9 +410,9 @@ void dfm_cpu_dc_final_forces(dfm_cpu_dc* s, const dfm_vbd_view* v, const dfm_con
         for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k) {
             const int32_t item = s->items[k], p = item >> 2, corner = item & 3;
             int32_t a, b;
-            pair_bodies(s->pairs + p, particle_body, &a, &b);
+            dfm_dc_pair_bodies(s->pairs + p, particle_body, &a, &b);
             if (a == b) continue;
-            const dfm_cpu_dc_edge* E = s->edge_work + edge_index(s->cand, ne, a < b ? a : b, a < b ? b : a);
+            const dfm_cpu_dc_edge* E = s->edge_work + dfm_dc_balance_edge_index(s->cand, ne, a, b);
             const double side = bi == E->hi ? E->s_hi : E->s_lo, sign = bi == E->hi ? 1.0 : -1.0;
             if (!(E->c > 0.0) || !(side > 0.0)) continue;
             const dfm_v3 fp = add_corner(dfm_v3_zero(), s->terms + p, corner);

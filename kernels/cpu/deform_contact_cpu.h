@@ -11,6 +11,7 @@
 
 #include "bvh_cpu.h"
 #include "contact_response.h"
+#include "deform_balance.h"
 #include "deform_contact.h"
 #include "vbd_particle.h"
 
@@ -25,27 +26,6 @@ struct dfm_cpu_simd;
 #define DFM_DC_SUBCOLORS 64
 /// Ranges per colour in dfm_cpu_dc.sub_offsets.
 #define DFM_DC_SUBCOLOR_SLOTS (DFM_DC_SUBCOLORS + 1)
-
-/// One body's figures in dfm_cpu_dc_final_forces (world frame).
-typedef struct dfm_cpu_dc_body {
-    double need[3];        ///< The contact force its motion needs, over its dynamic particles (N).
-    double raw[3];         ///< The raw force of its pairs with other bodies at the final iterate (N).
-    double shape_force[3]; ///< R: its shape contacts' force at the final iterate (N).
-    double shape_sum;      ///< S: their force magnitudes summed, shapes that take a share only (N).
-    int32_t root;          ///< Union-find parent over the touching body pairs.
-    uint8_t pinned;        ///< 1: a pinned or kinematic vertex (its pins take any gap).
-    int32_t grounded;      ///< On a component root: its bodies that are pinned or have shapes in L.
-    uint8_t shape_on;      ///< 1: its shapes are in L (S > 0 and no share of them would pull).
-    uint8_t solved;        ///< 1: unpinned in a grounded component (balanced to its need).
-} dfm_cpu_dc_body;
-
-/// One pair of bodies with deformable contact pairs between them (dfm_cpu_dc_final_forces).
-typedef struct dfm_cpu_dc_edge {
-    int32_t lo, hi;    ///< The two bodies, lo < hi.
-    double s_lo, s_hi; ///< Sums of the raw corner-force magnitudes on each side's dynamic particles (N).
-    double c;          ///< Conductance (s_lo + s_hi) / 2 (N per unit potential); 0: not touching.
-    double delta[3];   ///< Change of the force on hi (N, world frame; -delta on lo).
-} dfm_cpu_dc_edge;
 
 /// One pair's terms at the final iterate (dfm_cpu_dc_final_forces): what dfm_dc_pair_force adds
 /// to a corner's force, kept once per pair so that its 4 corners, twice each, reuse them (the
@@ -93,10 +73,18 @@ typedef struct dfm_cpu_dc {
     int32_t pairable;           ///< 0: the filters let no two primitives pair (detection skips the trees).
     const struct dfm_cpu_simd* simd; ///< The advance's lanes (vbd_simd.h; NULL: scalar) for the pair batches.
     float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    /* set by the step before each advance (plugin/step.c; the CUDA backend leaves both 0: every
+       advance detects) */
+    int32_t span;  ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
+    int32_t reuse; ///< 1: keep the last detection's pairs if it still covers this advance (dfm_cpu_dc_detect).
+    /* state of the reuse */
+    int32_t covered;   ///< Further advances the last detection's pairs cover (0: the next advance detects).
+    float span_budget; ///< The last detection's query radius over its span (m per advance).
     /* outputs of the last advance */
     int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
     int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).
     int32_t pair_count; ///< Pairs kept (distance below the query radius).
+    int32_t detected;   ///< 1: this advance ran the broad and narrow phases; 0: it kept the last pairs.
     float query_radius; ///< m.
     dfm_dc_view view;   ///< The gather's view of the pairs.
 } dfm_cpu_dc;
@@ -108,12 +96,19 @@ typedef struct dfm_cpu_dc {
 /// in pair forces). Solved sub-colour after sub-colour, the gather reads live positions and the
 /// sweep stays Gauss-Seidel; the split depends only on the pairs, not on the thread count.
 /// After predict (x_prev holds the start positions, y the inertia
-/// targets): the query radius r + max(r, 3 max |y|) over the surface particles (so that the
-/// advance's bound on total motion, DFM_DC_BOUND_FRACTION of it, exceeds every inertial motion),
-/// trees built over x_prev, candidates, pairs, lists; then the initial guess of every dynamic
-/// surface particle is bounded like a step from x_prev (d and x rewritten). Serial and in a fixed
-/// order: the same pairs for any thread count. With `pairable` 0 the trees are neither built nor
-/// queried (they would find nothing); the rest runs as with no candidates.
+/// targets): the query radius r + max(r, 3 S max |y|) over the surface particles, S = `span` the
+/// advances the detection covers (so that the bound on each advance's motion, DFM_DC_BOUND_FRACTION
+/// of the radius over S, exceeds every inertial motion and the S advances together move no vertex
+/// farther than DFM_DC_BOUND_FRACTION of the radius from where the pairs were found), trees built
+/// over x_prev, candidates, pairs, lists; then the initial guess of every dynamic surface particle
+/// is bounded like a step from x_prev (d and x rewritten). With `reuse` 1 and advances left in the
+/// last detection's span whose per-advance bound still exceeds 3 max |y|, the pairs, lists,
+/// sub-colours and bound are kept and only the pairs' distances at x_prev are computed again (for
+/// the guess bound); else it detects afresh. S is cut to the advances whose widened radius stays
+/// 2r (3 S max |y| <= r), so a detection never asks for more candidates than one per advance
+/// would. S = 1 is the detection of every advance (bitwise the same as before the reuse). Serial and in a fixed order: the same pairs for any thread count.
+/// With `pairable` 0 the trees are neither built nor queried (they would find nothing); the rest
+/// runs as with no candidates.
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                        const int32_t* color_particles, const int32_t* particle_color);
 
@@ -149,7 +144,7 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
 /// raw - R, L the c-weighted Laplacian of the body graph plus S on its diagonal, pinned bodies
 /// held at lambda = 0 (c_e: the pair's mean corner-force magnitude sum; R, S: the body's shape
 /// contact force and magnitude sum, as dfm_contact_body_extra, whose extra then equals lambda).
-/// Conjugate gradients in double. On a stack (a tree) this is the only balance: each interface
+/// Conjugate gradients in double (deform_balance.c, shared with the CUDA backend). On a stack (a tree) this is the only balance: each interface
 /// carries every weight above it; summed, the shapes carry the needs of all bodies. Each side's
 /// change is spread over its corners in proportion to their force magnitudes. A body whose share
 /// S_b lambda_b would turn one of its shape contacts into a pull (the reactions cut those, and the

@@ -6,7 +6,7 @@
 ///   solved in one parallel loop, colors run in sequence. With deformable contact each color is
 ///   split into sub-colours without a pair inside (deform_contact_cpu.c), run in sequence, each
 ///   in the lanes like a color (vbd_simd.h), the last (serial) one scalar. A color forks onto
-///   the workers only from DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h: a small cloth's ~100-particle colors stay
+///   the workers only from DFM_CPU_SOLVE_WORK_MIN of work (cpu_threads.h: a small cloth's ~100-particle colors stay
 ///   on the calling thread, outside any OpenMP region, so more threads never slow it down).
 /// - P2 parallel independent columns: applies-and-done — predict and velocity update are
 ///   per-particle independent loops.
@@ -23,6 +23,7 @@
 
 #include <string.h>
 
+#include "coarse_cpu.h"
 #include "contact_reaction.h"
 #include "deform_contact_cpu.h"
 #include "contact_sheet.h"
@@ -103,12 +104,17 @@ static void solve_range(void* p, int32_t begin, int32_t end) {
 }
 
 /// Solves the particles [begin, end) of one color, with their contact force/Hessian; forks only
-/// for large colors (DFM_CPU_SOLVE_PARALLEL_MIN). With deformable contact, [begin, end) is
+/// for colors of DFM_CPU_SOLVE_WORK_MIN work or more. With deformable contact, [begin, end) is
 /// sub-colour `sub` of colour c (dc->sub_particles): in the lanes when there are lanes and the
 /// sub-colour is not the serial one (its particles are independent, like a colour's).
 static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, const dfm_cpu_dc* dc,
                         const int32_t* color_particles, int32_t begin, int32_t end, int nt, const dfm_cpu_simd* simd,
                         int32_t c, int sub) {
+    /* fork by work, not by particle count (cpu_threads.h): the split is contiguous either way, so
+       no bit depends on it */
+    if (nt > 1 && dfm_cpu_solve_work(color_particles + begin, end - begin, view->v_tri_offsets, view->v_edge_offsets,
+                                     view->v_tet_offsets) < DFM_CPU_SOLVE_WORK_MIN)
+        nt = 1;
     if (simd && !dc) {
         dfm_cpu_simd_solve_color(simd, view, cc, c, nt);
         return;
@@ -118,7 +124,7 @@ static void solve_color(const dfm_vbd_view* view, const dfm_cpu_contacts* cc, co
         return;
     }
     solve_ctx s = {view, cc, dc, color_particles + begin};
-    dfm_cpu_run(dfm_cpu_forks(nt, end - begin, DFM_CPU_SOLVE_PARALLEL_MIN), nt, end - begin, solve_range, &s);
+    dfm_cpu_run(nt > 1, nt, end - begin, solve_range, &s);
 }
 
 /// The world's particles for residual_range.
@@ -203,7 +209,7 @@ static void translate_bodies(const dfm_vbd_view* view, const dfm_cpu_contacts* c
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* conv, const dfm_cpu_body_solve* bodies,
-                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* dc) {
+                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* dc, struct dfm_cpu_coarse* coarse) {
     const int nt = dfm_cpu_thread_count(threads);
     const int32_t n = view->particle_count;
     if (cc) {
@@ -274,6 +280,8 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
                                 sub == DFM_DC_SUBCOLORS ? 1 : nt, simd, c, sub);
         }
         if (bodies) translate_bodies(view, cc, bodies, nt);
+        if (coarse && it < iterations - 1)
+            dfm_cpu_coarse_correct(coarse, view, cc, simd, nt, it == 0); /* coarse_cpu.h */
         if (cc && cc->hosts) dfm_cpu_solve_host_bodies(cc->hosts, cc->view, view->d, view->h);
     }
     if (cc) {

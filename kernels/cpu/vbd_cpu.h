@@ -10,6 +10,7 @@
 #include "vbd_view.h"
 
 struct dfm_cpu_simd;
+struct dfm_cpu_coarse;
 
 /// The convergence figure of one advance (world_stats.force_residual_*): each dynamic particle's
 /// local force residual at the end of the advance, the norm of the force its balance still needs
@@ -42,10 +43,12 @@ typedef struct dfm_cpu_body_solve {
 /// `deform` (NULL = off) adds deformable-deformable contact: pairs detected after predict, their
 /// forces in each particle's solve, its step bounded (deform_contact_cpu.h); each colour solved
 /// sub-colour after sub-colour, in the lanes when `simd` is given (bitwise the scalar path).
+/// `coarse` (NULL = off) adds the two-level solve's coarse correction after every sweep but the
+/// last (DFM_FEATURE_COARSE_CORRECTION, coarse_cpu.h; its level prepared for this view).
 void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* contacts, int32_t color_count,
                          const int32_t* color_offsets, const int32_t* color_particles, int32_t iterations, float alpha,
                          int32_t threads, dfm_cpu_convergence* convergence, const dfm_cpu_body_solve* bodies,
-                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* deform);
+                         const struct dfm_cpu_simd* simd, dfm_cpu_dc* deform, struct dfm_cpu_coarse* coarse);
 
 /// The start of particle i's local system: its contact force/Hessian (gathered from its records,
 /// or the scatter accumulators; none without contacts) plus inertia and drag

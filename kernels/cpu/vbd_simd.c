@@ -3,8 +3,8 @@
 ///
 /// Parallelism review (seed 001):
 /// - P1 level batching: applies-and-done — a color's lane groups are independent; they fork over
-///   the workers from DFM_CPU_SOLVE_PARALLEL_MIN particles (contiguous ranges, so no bit depends on
-///   the split), the colors run in sequence.
+///   the workers when the caller passes nt > 1 (vbd_cpu.c decides by DFM_CPU_SOLVE_WORK_MIN;
+///   contiguous ranges, so no bit depends on the split), the colors run in sequence.
 /// - P2 parallel independent columns: applies-and-done — the lanes (vbd_simd_lanes.h).
 /// - P3 loop-invariant hoisting: applies-and-done — the width is read once per step (plugin/step.c);
 ///   the layout is filled once per step.
@@ -86,8 +86,9 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
     int32_t g0, g1;
     const int32_t n = simd->width == 4 ? dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1)
                                        : dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1); /* same layout for 8f */
+    (void)n;
     simd_ctx s = {simd, view, cc, g0, NULL, 0};
-    dfm_cpu_run(dfm_cpu_forks(nt, n, DFM_CPU_SOLVE_PARALLEL_MIN), nt, g1 - g0, simd_range, &s);
+    dfm_cpu_run(nt > 1, nt, g1 - g0, simd_range, &s); /* the caller decided by work (vbd_cpu.c) */
 #else
     (void)simd;
     (void)view;
@@ -105,8 +106,9 @@ void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* v
         dfm_cpu_simd4_groups(simd->layout, c, &g0, &g1);
     else
         dfm_cpu_simd8_groups(simd->layout, c, &g0, &g1); /* same layout for 8f */
+    (void)count;
     simd_ctx s = {simd, view, cc, g0, dc, sub};
-    dfm_cpu_run(dfm_cpu_forks(nt, count, DFM_CPU_SOLVE_PARALLEL_MIN), nt, g1 - g0, simd_range, &s);
+    dfm_cpu_run(nt > 1, nt, g1 - g0, simd_range, &s); /* the caller decided by work (vbd_cpu.c) */
 #else
     (void)simd;
     (void)view;

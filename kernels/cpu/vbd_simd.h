@@ -42,8 +42,9 @@ int dfm_cpu_simd_width(void);
 size_t dfm_cpu_simd_fill(int width, const dfm_vbd_view* view, int32_t color_count, const int32_t* color_offsets,
                          const int32_t* color_particles, void* buf, size_t cap);
 
-/// Solves color c's particles from the layout, forking over its lane groups from
-/// DFM_CPU_SOLVE_PARALLEL_MIN particles (cpu_threads.h). The particles' contact force/Hessian
+/// Solves color c's particles from the layout, forking over its lane groups onto `nt` workers
+/// when nt > 1 (the caller decides by work: DFM_CPU_SOLVE_WORK_MIN, cpu_threads.h; contiguous
+/// ranges, so the split changes no bit). The particles' contact force/Hessian
 /// come from dfm_cpu_particle_start (vbd_cpu.h).
 void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
                               int32_t c, int nt);
@@ -52,7 +53,8 @@ void dfm_cpu_simd_solve_color(const dfm_cpu_simd* simd, const dfm_vbd_view* view
 /// the lane groups of the color with the sub-colour's particles as active lanes (a group with
 /// fewer than 2 of them runs them on the scalar path), the pairs gathered in each lane's scalar
 /// start (dfm_cpu_particle_start_dc) and the step bounded after its Newton step, so bitwise the
-/// scalar solve_one. `count` (the sub-colour's particles) decides the fork as on the scalar path.
+/// scalar solve_one. `count` is the sub-colour's particle count; it forks when nt > 1, as
+/// dfm_cpu_simd_solve_color.
 void dfm_cpu_simd_solve_color_dc(const dfm_cpu_simd* simd, const dfm_vbd_view* view, const struct dfm_cpu_contacts* cc,
                                  const struct dfm_cpu_dc* dc, int32_t c, int sub, int32_t count, int nt);
 

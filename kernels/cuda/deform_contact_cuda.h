@@ -15,8 +15,9 @@
 /// particle); and, because the host works between the advance's launches, the step cannot be
 /// captured into a CUDA graph (it runs eagerly). A device build needs a count/scan/emit narrow
 /// phase, a stable sort of the (particle, item) entries, and a parallel sub-colouring whose
-/// result the CPU reproduces. The guess bound, the per-sub-colour solve, the final forces and
-/// the reaction correction run on the device.
+/// result the CPU reproduces. The guess bound, the per-sub-colour solve and the reaction
+/// correction run on the device; the final forces' balance over the body graph is solved on the
+/// host by the CPU's code (deform_balance.c) from per-body and per-body-pair sums made on the device.
 #ifndef DFM_DEFORM_CONTACT_CUDA_H
 #define DFM_DEFORM_CONTACT_CUDA_H
 
@@ -30,7 +31,7 @@
 struct dfm_cuda_dc {
     int64_t generation;     ///< Host state generation the buffers were built for (-1: none).
     int32_t particle_count; ///< Particles the buffers are sized for.
-    int32_t body_count;     ///< Bodies (the final forces' per-body scale).
+    int32_t body_count;     ///< Bodies (the balance's graph).
     int64_t capacity;       ///< Candidate (and pair) capacity per advance.
     dfm_cuda_bvh* tri_bvh;  ///< Triangle tree (NULL without triangles or surface vertices).
     dfm_cuda_bvh* edge_bvh; ///< Edge tree (NULL without edges).
@@ -40,20 +41,35 @@ struct dfm_cuda_dc {
     int32_t* sub_particles; ///< Device, particle_count: each colour's particles by sub-colour.
     uint8_t* surface;       ///< Device, particle_count: 1 for a corner of some primitive.
     float* final_force;     ///< Device, 3 per particle: deformable-contact force at the final iterate.
-    float* body_scale;      ///< Device, 1 per body: the final forces' scale (< 0: supported).
-    float* part_terms;      ///< Device, 6 per particle: momentum need (N) and raw pair force (N).
-    uint8_t* part_support;  ///< Device, 1 per particle: 1 when it supports its body (pinned, kinematic, shape contact).
-    float* host_x_prev;     ///< Pinned host, 3 per particle: x_prev of the advance (detection input).
-    float* host_y;          ///< Pinned host, 3 per particle: y of the advance (query radius).
-    dfm_dc_view view;       ///< Device pointers: the gather's view of the current advance.
-    int64_t device_bytes;   ///< Device memory held, bytes (the trees' excluded).
+    /* the balance over the body graph (deform_balance.h; the host solves it, the device sums and applies) */
+    int32_t edge_capacity;       ///< Body pairs with pairs between them, at most (min(capacity, bodies choose 2)).
+    int32_t edge_count;          ///< This advance's body pairs (dfm_dc_balance_edges at detection).
+    double* part_terms;          ///< Device, 10 per particle: need, raw cross-body pair force, R (N), S (N).
+    float* corner_mag;           ///< Device, 4 * capacity: |force| of each cross-body pair corner (N).
+    int32_t* pair_edge;          ///< Device, capacity: each pair's body pair, -1 inside one body.
+    int32_t* edge_offsets;       ///< Device, edge_capacity + 1: CSR of each body pair's pairs.
+    int32_t* edge_pairs;         ///< Device, capacity: the pairs of each body pair, in pair order.
+    dfm_cpu_dc_edge* edges;      ///< Device, edge_capacity: the body pairs (sums down, changes up).
+    dfm_cpu_dc_body* bodies;     ///< Device, body_count: each body's sums (down to the host's solve).
+    double* lambda;              ///< Device, 3 per body: a round's potentials (pull check).
+    uint8_t* body_flags;         ///< Device, 2 per body: a round's pull tests, then its pulls.
+    int32_t* host_particle_body; ///< Host, particle_count: each particle's body (the edges at detection).
+    int32_t* host_pair_edge;     ///< Host, capacity: each pair's body pair (staged up).
+    int32_t* host_edge_offsets;  ///< Host, edge_capacity + 1.
+    int32_t* host_edge_pairs;    ///< Host, capacity.
+    uint8_t* host_flags;         ///< Host, 2 per body: the pull tests up and the pulls down.
+    float* host_x_prev;          ///< Pinned host, 3 per particle: x_prev of the advance (detection input).
+    float* host_y;               ///< Pinned host, 3 per particle: y of the advance (query radius).
+    dfm_dc_view view;            ///< Device pointers: the gather's view of the current advance.
+    int64_t device_bytes;        ///< Device memory held, bytes (the trees' excluded).
 };
 
 /// (Re)allocates the device buffers for host state `s` (its primitives, filters, surface flags and
 /// capacity; generation `generation`) over `particle_count` particles and `body_count` bodies,
-/// creating the two trees, and uploads the surface flags. Returns 0 or a DFM_ERROR_* with `err`.
+/// creating the two trees, uploads the surface flags and downloads `particle_body` (device, the
+/// model's) into a host copy. Returns 0 or a DFM_ERROR_* with `err`.
 int dfm_cuda_dc_upload(dfm_cuda_dc* dc, const dfm_cpu_dc* s, int64_t generation, int32_t particle_count,
-                       int32_t body_count, cudaStream_t st, char* err, size_t err_size);
+                       int32_t body_count, const int32_t* particle_body, cudaStream_t st, char* err, size_t err_size);
 
 /// Frees everything (dc zeroed, generation -1). A zeroed dc is fine.
 void dfm_cuda_dc_free(dfm_cuda_dc* dc);
@@ -69,11 +85,19 @@ int dfm_cuda_dc_detect(dfm_cuda_dc* dc, dfm_cpu_dc* s, const dfm_vbd_view& v, in
                        cudaStream_t st, char* err, size_t err_size);
 
 /// After the sweeps and friction, before the reactions (dfm_cpu_dc_final_forces' twin): each
-/// dynamic surface particle's momentum-consistent deformable-contact force at the final iterate
-/// into dc->final_force. shape_head: the shape contact lists' head per particle (device; NULL:
-/// none); body_offsets and particle_body device arrays.
-int dfm_cuda_dc_final_forces(dfm_cuda_dc* dc, const dfm_vbd_view& v, const int32_t* shape_head,
-                             const int32_t* body_offsets, const int32_t* particle_body, cudaStream_t st, char* err,
-                             size_t err_size);
+/// dynamic surface particle's deformable-contact force at the final iterate into dc->final_force,
+/// balanced over the body graph with the CPU's code (deform_balance.c). The device sums each
+/// body's need, raw cross-body pair force and shape contact force and magnitude sum, and each body
+/// pair's corner-force magnitudes per side; those sums come down (sizeof(dfm_cpu_dc_body) per body,
+/// sizeof(dfm_cpu_dc_edge) per body pair, after a stream synchronization), the host solves, the
+/// body pairs' changes go up and the device spreads them over the corners. A round of the no-pull
+/// check costs one more round trip (3 doubles and 1 byte per body up, 1 byte per body down). No
+/// pair: zero forces; no pair between two bodies: raw forces, nothing comes down. c: the shape
+/// contact view (device pointers); node_friction: the Coulomb projection's node forces (device,
+/// 9 per record, or NULL); body_offsets and particle_body device arrays; s: the host state of the
+/// advance (its pairs, body pairs and balance scratch, from dfm_cuda_dc_detect).
+int dfm_cuda_dc_final_forces(dfm_cuda_dc* dc, dfm_cpu_dc* s, const dfm_vbd_view& v, const dfm_contact_view& c,
+                             const float* node_friction, const int32_t* body_offsets, const int32_t* particle_body,
+                             cudaStream_t st, char* err, size_t err_size);
 
 #endif

@@ -13,7 +13,8 @@
 /// - solve_dc_kernel (deformable-deformable contact, issue 16): see its own review below; its
 ///   detection and final-force passes are in deform_contact_cuda.cu.
 /// - solve_body_sweep_kernel (DFM_CUDA_BODY_SWEEP=1): its own review below;
-///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh.
+///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh;
+///   solve_body_resident_kernel (=3, element data staged too): vbd_cuda_sweep_resident.cuh.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@
 
 /// Threads per block of the per-particle kernels (to be tuned by measurement, seed sec. 7).
 #define DFM_CUDA_BLOCK 128
+
+typedef struct dfm_sweep_resident_body dfm_sweep_resident_body; /* vbd_cuda_sweep_resident.cuh */
 
 /// The step settings a captured graph depends on.
 typedef struct dfm_step_key {
@@ -108,6 +111,15 @@ struct dfm_cuda_backend {
     dfm_step_key graph_key;     ///< Step settings the graph was captured with.
     dfm_cuda_dc deform;         ///< Deformable-deformable contact (generation -1: none uploaded).
     int64_t deform_dropped;     ///< Deformable candidates dropped by the current step's advances.
+    /* The shared sweeps' tiers and the resident sweep (DFM_CUDA_BODY_SWEEP=3; vbd_cuda_sweep_resident.cuh). */
+    unsigned long long* sweep_runs;       ///< Device, DFM_SWEEP_TIERS: blocks run per tier since the upload.
+    dfm_sweep_resident_body* sweep_plans; ///< Device, per body: the slices its staging copies.
+    int32_t* sweep_body_list;             ///< Device, body_count: the resident bodies, then the rest (body order).
+    int32_t sweep_resident_count;         ///< Resident bodies (0 in mode 2).
+    int32_t sweep_rest_count;             ///< The others (mode 2's kernel: particles staged or global).
+    int32_t sweep_resident_bytes;         ///< Dynamic shared memory of the resident launch (its largest body), bytes.
+    int32_t sweep_resident_block;         ///< Threads per block of the resident sweep.
+    int32_t* sweep_body_bytes_host;       ///< Host, 2 per body: resident layout bytes, particle-staged bytes.
 };
 
 static void free_events(dfm_cuda_backend* b);
@@ -412,6 +424,13 @@ static void free_model(dfm_cuda_backend* b) {
     b->sweep_color_serial = NULL;
     b->sweep_shared_ok = 0;
     b->sweep_features_ok = 1;
+    b->sweep_runs = NULL;
+    b->sweep_plans = NULL;
+    b->sweep_body_list = NULL;
+    b->sweep_resident_count = b->sweep_rest_count = 0;
+    b->sweep_resident_bytes = 0;
+    free(b->sweep_body_bytes_host);
+    b->sweep_body_bytes_host = NULL;
     b->residual = b->body_extra = NULL;
     b->backup = NULL;
     b->bad_index = NULL;
@@ -459,7 +478,8 @@ static int upload(dfm_cuda_backend* b, void** dst, const void* src, size_t bytes
         (dst) = (type*)p_;                                                             \
     } while (0)
 
-#include "vbd_cuda_sweep_shared.cuh" /* the shared-memory sweep: kernel, upload and launch helpers */
+#include "vbd_cuda_sweep_shared.cuh"   /* the shared-memory sweep: kernel, upload and launch helpers */
+#include "vbd_cuda_sweep_resident.cuh" /* its resident tier (elements staged too) */
 
 extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backend** out, char* err, size_t err_size) {
     *out = NULL;
@@ -527,7 +547,7 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
         b->sweep_block = 512;
         b->sweep_max_particles = 4096;
         const char* names[3] = {"DFM_CUDA_BODY_SWEEP", "DFM_CUDA_SWEEP_BLOCK", "DFM_CUDA_SWEEP_MAX"};
-        const long lo[3] = {0, 32, 1}, hi[3] = {2, 1024, 1 << 20};
+        const long lo[3] = {0, 32, 1}, hi[3] = {3, 1024, 1 << 20};
         int32_t* dst[3] = {&b->body_sweep, &b->sweep_block, &b->sweep_max_particles};
         for (int k = 0; k < 3; ++k) {
             const char* e = getenv(names[k]);
@@ -699,6 +719,7 @@ extern "C" int dfm_cuda_backend_upload_model(dfm_cuda_backend* b, const dfm_cuda
         void* p = NULL;
         int ru = upload(b, &p, ranges, nr * sizeof(int32_t), err, err_size);
         if (!ru) ru = sweep_shared_setup(b, desc, ranges, err, err_size);
+        if (!ru && b->sweep_shared_ok) ru = sweep_resident_setup(b, desc, err, err_size);
         free(ranges);
         if (ru) {
             free_model(b);
@@ -1112,19 +1133,20 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
          * filled per color). Mode 2 (vbd_cuda_sweep_shared.cuh) stages each body in shared memory
          * and runs the whole substep's iterations in one launch unless something runs between
          * them (penalty update, body-level solve, host-body coupling: then one launch per
-         * iteration). Deformable contact, which reads other bodies' positions and solves by
+         * iteration); mode 3 (vbd_cuda_sweep_resident.cuh) stages a body's element data too where
+         * the body fits, the others run mode 2's kernel. Deformable contact, which reads other bodies' positions and solves by
          * sub-colour, takes the per-color path (no body sweep). */
         const int body_path = b->sweep_ok && mode != SOLVE_SCATTERED && !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) &&
                               !deform;
         const int sweep = body_path && b->body_sweep == 1;
-        const int staged = body_path && b->body_sweep == 2 && b->sweep_shared_ok && b->sweep_features_ok;
+        const int staged = body_path && b->body_sweep >= 2 && b->sweep_shared_ok && b->sweep_features_ok;
         const int between = (contacts && d->penalty_beta > 0.0f) || body_solve || coupled;
         if (staged && !between)
-            TIMED(DFM_PHASE_SOLVE, launch_body_staged(b, a, mode, flags, d->iterations, err, err_size));
+            TIMED(DFM_PHASE_SOLVE, launch_body_shared(b, a, mode, flags, d->iterations, err, err_size));
         for (int32_t it = 0; it < d->iterations && !(staged && !between); ++it) {
             if (contacts && d->penalty_beta > 0.0f)
                 TIMED(DFM_PHASE_DUALS, dfm_cuda_contacts_penalties(c, &a, b->stream, err, err_size));
-            if (staged) TIMED(DFM_PHASE_SOLVE, launch_body_staged(b, a, mode, flags, 1, err, err_size));
+            if (staged) TIMED(DFM_PHASE_SOLVE, launch_body_shared(b, a, mode, flags, 1, err, err_size));
             if (sweep) TIMED(DFM_PHASE_SOLVE, launch_body_sweep(b, a, mode, flags, err, err_size));
             for (int32_t col = 0; col < b->color_count && !sweep && !staged; ++col) {
                 int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
@@ -1152,8 +1174,9 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                                                                          b->stream, err, err_size));
                 }
             if (deform) { /* the reactions take the deformable-contact forces out of the residuals */
-                TIMED(DFM_PHASE_REACTIONS, dfm_cuda_dc_final_forces(&b->deform, a.vbd, a.view.head, b->body_offsets,
-                                                                    b->particle_body, b->stream, err, err_size));
+                TIMED(DFM_PHASE_REACTIONS,
+                      dfm_cuda_dc_final_forces(&b->deform, deform, a.vbd, a.view, c->node_friction, b->body_offsets,
+                                               b->particle_body, b->stream, err, err_size));
                 a.deform_force = b->deform.final_force;
             }
             TIMED(DFM_PHASE_REACTIONS, dfm_cuda_contacts_finalize(c, &a, b->stream, err, err_size));
@@ -1428,6 +1451,28 @@ extern "C" int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b) {
     return b->model_bytes + b->contacts.device_bytes + b->deform.device_bytes;
 }
 
+extern "C" int dfm_cuda_backend_sweep_info(dfm_cuda_backend* b, int32_t body, dfm_cuda_sweep_info* out, char* err,
+                                           size_t err_size) {
+    memset(out, 0, sizeof(*out));
+    DFM_CUDA_TRY(cudaSetDevice(b->device));
+    out->mode = b->body_sweep;
+    out->shared_ok = b->sweep_shared_ok && b->sweep_features_ok;
+    out->resident_bodies = b->sweep_resident_count;
+    out->resident_launch_bytes = b->sweep_resident_bytes;
+    out->staged_launch_bytes = b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
+    if (b->sweep_body_bytes_host && body >= 0 && body < b->body_count) {
+        out->body_resident_bytes = b->sweep_body_bytes_host[2 * body];
+        out->body_staged_bytes = b->sweep_body_bytes_host[2 * body + 1];
+    }
+    if (b->sweep_runs) {
+        unsigned long long runs[DFM_SWEEP_TIERS];
+        DFM_CUDA_TRY(cudaStreamSynchronize(b->stream));
+        DFM_CUDA_TRY(cudaMemcpy(runs, b->sweep_runs, sizeof(runs), cudaMemcpyDeviceToHost));
+        for (int k = 0; k < DFM_SWEEP_TIERS; ++k) out->blocks[k] = (int64_t)runs[k];
+    }
+    return 0;
+}
+
 extern "C" int dfm_cuda_backend_upload_deform(dfm_cuda_backend* b, const dfm_cpu_dc* s, int64_t generation, char* err,
                                               size_t err_size) {
     DFM_CUDA_TRY(cudaSetDevice(b->device));
@@ -1437,6 +1482,6 @@ extern "C" int dfm_cuda_backend_upload_deform(dfm_cuda_backend* b, const dfm_cpu
     }
     if (b->deform.generation == generation && b->deform.particle_count == b->view.particle_count) return 0;
     free_graph(b); /* no graph runs with deformable contact; a stale one must not outlive its buffers */
-    return dfm_cuda_dc_upload(&b->deform, s, generation, b->view.particle_count, b->body_count, b->stream, err,
-                              err_size);
+    return dfm_cuda_dc_upload(&b->deform, s, generation, b->view.particle_count, b->body_count, b->particle_body,
+                              b->stream, err, err_size);
 }

@@ -167,6 +167,25 @@ int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out_ms[DFM_PHA
 /// Device memory the backend holds, bytes.
 int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b);
 
+/// What the shared-memory per-body sweeps planned and ran (DFM_CUDA_BODY_SWEEP=2 or 3; issue 15),
+/// for tests and measurement: which tier each block took, so that a test can prove a fallback ran.
+typedef struct dfm_cuda_sweep_info {
+    int32_t mode;                  ///< DFM_CUDA_BODY_SWEEP as read at creation (0..3).
+    int32_t shared_ok;             ///< The model and its contact features qualify for the shared sweeps.
+    int32_t resident_bodies;       ///< Bodies planned resident (mode 3: particles and element data staged).
+    int32_t resident_launch_bytes; ///< Dynamic shared memory per block of the resident launch, bytes.
+    int32_t staged_launch_bytes;   ///< ... of mode 2's launch over the other bodies (particles staged), bytes.
+    int32_t body_resident_bytes;   ///< The asked body's resident layout, bytes (0: no plan).
+    int32_t body_staged_bytes;     ///< The asked body's particle state (48 B per particle), bytes.
+    int64_t blocks[3];             ///< Blocks run since the model upload: resident, particles staged, on global memory.
+} dfm_cuda_sweep_info;
+
+/// Fills *out (zeros where the model has no shared-sweep plan); the per-body sizes are those of
+/// body index `body` (any value out of range: left 0). Synchronizes the backend's stream. Returns
+/// 0 or a dfm_result with the CUDA message in err.
+int dfm_cuda_backend_sweep_info(dfm_cuda_backend* b, int32_t body, dfm_cuda_sweep_info* out, char* err,
+                                size_t err_size);
+
 #ifdef __cplusplus
 }
 #endif

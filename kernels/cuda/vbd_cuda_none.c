@@ -1,6 +1,7 @@
 /// @file vbd_cuda_none.c
 /// The CUDA backend's interface in builds without CUDA: every call reports that no device is usable.
 #include <stdio.h>
+#include <string.h>
 
 #include <dfm/dfm_base.h>
 
@@ -62,6 +63,13 @@ int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out_ms[DFM_PHA
 int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b) {
     (void)b;
     return 0;
+}
+
+int dfm_cuda_backend_sweep_info(dfm_cuda_backend* b, int32_t body, dfm_cuda_sweep_info* out, char* err, size_t n) {
+    (void)b;
+    (void)body;
+    memset(out, 0, sizeof(*out));
+    return unavailable(err, n);
 }
 
 int dfm_cuda_backend_upload_contacts(dfm_cuda_backend* b, const dfm_cuda_contacts_desc* d, char* err, size_t n) {

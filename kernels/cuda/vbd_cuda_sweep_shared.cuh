@@ -15,16 +15,21 @@
 ///   thread per particle (serial layout) or 16 lanes per particle with a fixed butterfly (tiled
 ///   layout), the same layout the per-color path picks for that color, so the results are bitwise
 ///   the per-color path's. No atomics.
-/// - P3 applies-TODO: the per-element constants (membrane and hinge coefficients, computed per
-///   visit on CUDA today) would be hoisted once per step into a compact table staged in shared
-///   memory next to the positions (budget in docs/perf.md, "the shared-memory sweep"); element data
-///   is read from global memory through L1 in this slice.
+/// - P3 applies-TODO: element data is read from global memory through L1 here; mode 3
+///   (vbd_cuda_sweep_resident.cuh) stages it in shared memory for the bodies that fit, and this
+///   kernel runs the others. The membrane and hinge coefficients stay per visit on both (bitwise
+///   parity with the per-color path; budget in docs/perf.md, "the shared-memory sweep").
 /// - P4 applies-TODO: staging and write-back are flat coalesced copies of the body's contiguous
 ///   range; inside the sweep the neighbour reads are indexed gathers from shared memory (12-byte
 ///   stride, bank conflicts not measured); particles are not renumbered by color, element and
 ///   adjacency arrays are the model's global SoA (local 16-bit indices would halve them).
 #ifndef DFM_VBD_CUDA_SWEEP_SHARED_CUH
 #define DFM_VBD_CUDA_SWEEP_SHARED_CUH
+
+/// Tiers of the shared sweeps, one per block (counted in dfm_cuda_backend.sweep_runs): resident
+/// (particles and elements staged: vbd_cuda_sweep_resident.cuh, mode 3), particles staged (this
+/// file), global memory (this file's fallback).
+enum { DFM_SWEEP_TIER_RESIDENT = 0, DFM_SWEEP_TIER_STAGED = 1, DFM_SWEEP_TIER_GLOBAL = 2, DFM_SWEEP_TIERS = 3 };
 
 /// Shared memory per staged particle, bytes: x, x_prev, d and y, 3 floats each.
 #define DFM_SWEEP_PARTICLE_BYTES 48
@@ -73,8 +78,10 @@ __device__ __forceinline__ void body_sweeps(const dfm_vbd_view& v, const dfm_con
         }
 }
 
-/// The substep's (or, with work between iterations, one iteration's) sweeps of every body, one
-/// block per body (parallelism review in the file comment). A body of at most staged_max particles
+/// The substep's (or, with work between iterations, one iteration's) sweeps of the bodies in
+/// `bodies` (mode 2: all of them; mode 3: those not resident, vbd_cuda_sweep_resident.cuh), one
+/// block per body (parallelism review in the file comment). Thread 0 counts the block's tier in
+/// runs[] (DFM_SWEEP_TIER_STAGED or _GLOBAL; one integer atomicAdd, order-free). A body of at most staged_max particles
 /// is staged: its x, x_prev, d and y are copied into dynamic shared memory (12 * staged_max floats),
 /// the solve runs on a view whose x, x_prev, d and y point into that copy, and x and d are written
 /// back at the end (x_prev and y do not change in a sweep). A larger body runs the same sweeps on
@@ -94,11 +101,13 @@ template <int TET_ONLY, int LAYOUT>
 __global__ void solve_body_staged_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
                                          const float* acc_H, const int32_t* __restrict__ particles,
                                          const int32_t* __restrict__ ranges, const uint8_t* __restrict__ serial,
-                                         const int32_t* __restrict__ body_offsets, int32_t color_count,
-                                         int32_t iterations, int32_t staged_max) {
+                                         const int32_t* __restrict__ body_offsets, const int32_t* __restrict__ bodies,
+                                         int32_t color_count, int32_t iterations, int32_t staged_max,
+                                         unsigned long long* runs) {
     extern __shared__ float s_state[];
-    const int32_t body = (int32_t)blockIdx.x;
+    const int32_t body = bodies[blockIdx.x];
     const int32_t first = body_offsets[body], n = body_offsets[body + 1] - first;
+    if (threadIdx.x == 0) atomicAdd(runs + (n > staged_max ? DFM_SWEEP_TIER_GLOBAL : DFM_SWEEP_TIER_STAGED), 1ull);
     if (n > staged_max) { /* uniform per block: the fallback on global memory */
         body_sweeps<TET_ONLY, LAYOUT>(v, c, mode, acc_f, acc_H, particles, ranges, serial, color_count, iterations,
                                       body);
@@ -184,31 +193,52 @@ static int sweep_shared_knobs(dfm_cuda_backend* b, int device, char* err, size_t
     return 0;
 }
 
-/// Sets the dynamic shared memory limit of one instantiation and returns its attributes.
-template <int TET_ONLY, int LAYOUT>
-static int sweep_shared_kernel_setup(size_t smem, cudaFuncAttributes* fa, char* err, size_t err_size) {
-    DFM_CUDA_TRY(cudaFuncGetAttributes(fa, solve_body_staged_kernel<TET_ONLY, LAYOUT>));
-    if (smem > 48u * 1024u)
-        DFM_CUDA_TRY(cudaFuncSetAttribute(solve_body_staged_kernel<TET_ONLY, LAYOUT>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+/// Calls f.template run<TET_ONLY, LAYOUT>() for the instantiation a layout and the tet-only choice
+/// pick (the serial layout has one: TET_ONLY changes only the tiled solve). Shared by mode 2's
+/// launch and the resident one.
+template <class F>
+static void sweep_dispatch(int layout, int tet, const F& f) {
+    if (layout == DFM_SWEEP_SERIAL)
+        f.template run<0, DFM_SWEEP_SERIAL>();
+    else if (layout == DFM_SWEEP_TILED && tet)
+        f.template run<1, DFM_SWEEP_TILED>();
+    else if (layout == DFM_SWEEP_TILED)
+        f.template run<0, DFM_SWEEP_TILED>();
+    else if (tet)
+        f.template run<1, DFM_SWEEP_MIXED>();
+    else
+        f.template run<0, DFM_SWEEP_MIXED>();
+}
+
+/// Reads the attributes of the two kernels k[0..1] (the instantiations a layout launches: generic and
+/// tet-only, the same one twice for the serial layout) into fa[0..1], raises their dynamic shared
+/// memory limit to `smem` when it is above the 48 KB default, and with prefer_shared asks for the
+/// largest shared-memory carveout. Shared by mode 2's kernels and the resident ones.
+static int sweep_kernels_setup(const void* const k[2], size_t smem, int prefer_shared, cudaFuncAttributes fa[2],
+                               char* err, size_t err_size) {
+    for (int j = 0; j < 2; ++j) {
+        DFM_CUDA_TRY(cudaFuncGetAttributes(&fa[j], k[j]));
+        if (smem > 48u * 1024u)
+            DFM_CUDA_TRY(cudaFuncSetAttribute(k[j], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        if (prefer_shared)
+            DFM_CUDA_TRY(cudaFuncSetAttribute(k[j], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              (int)cudaSharedmemCarveoutMaxShared));
+    }
     return 0;
 }
 
-/// The two instantiations a layout launches (the serial layout has one: TET_ONLY changes only the
-/// tiled solve), set up for `smem` bytes; their attributes in fa[0..1] (the serial one twice).
-static int sweep_shared_kernels_setup(int layout, size_t smem, cudaFuncAttributes fa[2], char* err, size_t err_size) {
-    int r = 0;
-    if (layout == DFM_SWEEP_SERIAL) {
-        r = sweep_shared_kernel_setup<0, DFM_SWEEP_SERIAL>(smem, &fa[0], err, err_size);
-        fa[1] = fa[0];
-    } else if (layout == DFM_SWEEP_TILED) {
-        r = sweep_shared_kernel_setup<0, DFM_SWEEP_TILED>(smem, &fa[0], err, err_size);
-        if (!r) r = sweep_shared_kernel_setup<1, DFM_SWEEP_TILED>(smem, &fa[1], err, err_size);
-    } else {
-        r = sweep_shared_kernel_setup<0, DFM_SWEEP_MIXED>(smem, &fa[0], err, err_size);
-        if (!r) r = sweep_shared_kernel_setup<1, DFM_SWEEP_MIXED>(smem, &fa[1], err, err_size);
+/// Stores the instantiation run<TET_ONLY, LAYOUT> names (for sweep_dispatch).
+struct staged_kernel_ptr {
+    const void** out;
+    template <int TET_ONLY, int LAYOUT>
+    void run() const {
+        *out = (const void*)solve_body_staged_kernel<TET_ONLY, LAYOUT>;
     }
-    return r;
+};
+
+/// Mode 2's two instantiations for a layout, generic and tet-only (as sweep_kernels_setup takes them).
+static void staged_kernels(int layout, const void* k[2]) {
+    for (int tet = 0; tet < 2; ++tet) sweep_dispatch(layout, tet, staged_kernel_ptr{&k[tet]});
 }
 
 /// The shared sweep's per-model data, at upload (body_count > 0, b->sweep_ok, `ranges`: the host
@@ -220,7 +250,7 @@ static int sweep_shared_kernels_setup(int layout, size_t smem, cudaFuncAttribute
 static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* desc, const int32_t* ranges, char* err,
                               size_t err_size) {
     b->sweep_shared_ok = 0;
-    if (b->body_sweep != 2) return 0;
+    if (b->body_sweep < 2) return 0;
     const dfm_vbd_view* h = desc->host;
     const int32_t nb = desc->body_count, nc = desc->color_count;
     const int32_t* off = desc->body_offsets;
@@ -263,7 +293,9 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
     }
     const size_t smem = (size_t)staged * DFM_SWEEP_PARTICLE_BYTES;
     cudaFuncAttributes fa[2];
-    int r = sweep_shared_kernels_setup(layout, smem, fa, err, err_size);
+    const void* kernels[2];
+    staged_kernels(layout, kernels);
+    int r = sweep_kernels_setup(kernels, smem, 0, fa, err, err_size);
     if (r) {
         free(serial);
         return r;
@@ -291,6 +323,9 @@ static int sweep_shared_setup(dfm_cuda_backend* b, const dfm_cuda_model_desc* de
     free(serial);
     if (r) return r;
     b->sweep_color_serial = (uint8_t*)p;
+    r = upload(b, &p, NULL, DFM_SWEEP_TIERS * sizeof(unsigned long long), err, err_size); /* zero-filled */
+    if (r) return r;
+    b->sweep_runs = (unsigned long long*)p;
     b->sweep_staged_max = staged;
     b->sweep_shared_block = block;
     b->sweep_layout = layout;
@@ -309,30 +344,30 @@ static void sweep_shared_features(dfm_cuda_backend* b, const dfm_cuda_contacts_d
                            sweep_items_in_one_body(desc->feat_faces, desc->feat_face_count, 3, off, nb);
 }
 
-/// Launches one instantiation of the shared sweep.
-template <int TET_ONLY, int LAYOUT>
-static void launch_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, int32_t iterations) {
-    const dfm_cuda_contacts* c = &b->contacts;
-    const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
-    solve_body_staged_kernel<TET_ONLY, LAYOUT><<<(unsigned)b->body_count, b->sweep_shared_block, smem, b->stream>>>(
-        a.vbd, a.view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges, b->sweep_color_serial,
-        b->body_offsets, b->color_count, iterations, b->sweep_staged_max);
-}
+/// Launches mode 2's sweep over the bodies that are not resident (the body list after its
+/// b->sweep_resident_count resident ones: all of them in mode 2), `iterations` sweeps.
+struct staged_launch {
+    dfm_cuda_backend* b;
+    const dfm_cuda_advance* a;
+    int mode;
+    int32_t iterations;
+    template <int TET_ONLY, int LAYOUT>
+    void run() const {
+        const dfm_cuda_contacts* c = &b->contacts;
+        const size_t smem = (size_t)b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
+        solve_body_staged_kernel<TET_ONLY, LAYOUT>
+            <<<(unsigned)b->sweep_rest_count, b->sweep_shared_block, smem, b->stream>>>(
+                a->vbd, a->view, mode, c->acc_f, c->acc_H, b->color_particles, b->body_color_ranges,
+                b->sweep_color_serial, b->body_offsets, b->sweep_body_list + b->sweep_resident_count, b->color_count,
+                iterations, b->sweep_staged_max, b->sweep_runs);
+    }
+};
 
-/// The shared sweep over every body, `iterations` sweeps in one launch.
+/// The shared sweep over the bodies that are not resident, `iterations` sweeps in one launch.
 static int launch_body_staged(dfm_cuda_backend* b, const dfm_cuda_advance& a, int mode, uint32_t flags,
                               int32_t iterations, char* err, size_t err_size) {
     const int tet = b->tet_only && !(flags & DFM_DISABLE_TET_KERNEL);
-    if (b->sweep_layout == DFM_SWEEP_SERIAL)
-        launch_staged<0, DFM_SWEEP_SERIAL>(b, a, mode, iterations);
-    else if (b->sweep_layout == DFM_SWEEP_TILED && tet)
-        launch_staged<1, DFM_SWEEP_TILED>(b, a, mode, iterations);
-    else if (b->sweep_layout == DFM_SWEEP_TILED)
-        launch_staged<0, DFM_SWEEP_TILED>(b, a, mode, iterations);
-    else if (tet)
-        launch_staged<1, DFM_SWEEP_MIXED>(b, a, mode, iterations);
-    else
-        launch_staged<0, DFM_SWEEP_MIXED>(b, a, mode, iterations);
+    sweep_dispatch(b->sweep_layout, tet, staged_launch{b, &a, mode, iterations});
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }

@@ -3,12 +3,13 @@
 /// Usage: dfm_bench [--workload cloth-lift|soft-lift|both|game-cloth|cloth-fold] [--envs N] [--substeps N]
 ///                  [--iterations N] [--backend cpu|cuda|auto] [--steps N] [--windows N]
 ///                  [--warmup N] [--json PATH] [--attribution] [--scaling] [--quiet]
-///                  [--body-translation] [--threads N] [--hz F] [--res N] [--no-self-collision]
+///                  [--body-translation] [--coarse-correction] [--threads N] [--hz F] [--res N] [--no-self-collision]
 /// --no-self-collision: cloth-fold with the cloth's self_collision 0 (the same scene, for the ratio).
 /// --no-deformable-contact: cloth-fold with world deformable_contact_radius 0 as well (self_collision -1 in the JSON).
 /// cloth-fold runs on the CPU backend unless --backend cuda asks for the CUDA one (issue 16's host-assisted first
 /// slice: eager steps; its phases are folded into detection, solve and reactions, see the JSON note).
 /// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
+/// --coarse-correction: run with DFM_FEATURE_COARSE_CORRECTION (the two-level solve; CPU backend only).
 /// --threads: world_def.cpu_threads (0 = all, the default). --hz: host steps per second (60).
 /// --res: vertices per side (default 24 for cloth-lift, 6 for soft-lift, 24 and 64 for game-cloth).
 /// Under `valgrind --tool=callgrind --instr-atstart=no` only the timed windows are instrumented
@@ -408,6 +409,7 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "--no-self-collision")) c.base.self_collision = 0;
         else if (!strcmp(a, "--no-deformable-contact")) c.base.self_collision = -1;
         else if (!strcmp(a, "--body-translation")) c.base.features |= DFM_FEATURE_BODY_TRANSLATION;
+        else if (!strcmp(a, "--coarse-correction")) c.base.features |= DFM_FEATURE_COARSE_CORRECTION;
         else goto usage;
         // clang-format on
     }
@@ -515,7 +517,7 @@ usage:
         stderr,
         "usage: %s [--workload cloth-lift|soft-lift|both|game-cloth|cloth-fold] [--envs N] [--substeps N] [--iterations N]\n"
         "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
-        "          [--attribution] [--scaling] [--quiet] [--body-translation] [--threads N] [--hz F] [--res N]\n"
+        "          [--attribution] [--scaling] [--quiet] [--body-translation] [--coarse-correction] [--threads N] [--hz F] [--res N]\n"
         "          [--no-self-collision] [--no-deformable-contact]\n",
         argv[0]);
     return 2;

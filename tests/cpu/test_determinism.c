@@ -1,5 +1,8 @@
 /// Two identical runs are bitwise equal, and so is a run with one CPU thread (particles of one
-/// color are independent, so the thread count cannot change the arithmetic).
+/// color are independent, so the thread count cannot change the arithmetic). The second scene, a
+/// 15^3-vertex soft box on a table, has colors of ~840 particles and ~21k solve work each, above
+/// DFM_CPU_SOLVE_WORK_MIN (kernels/cpu/cpu_threads.h), so on 2 threads its colors fork: the 1- and
+/// 2-thread runs must agree bitwise there too.
 #include "dfm_test.h"
 
 static float* run(int threads, int32_t* out_n) {
@@ -40,7 +43,58 @@ static float* run(int threads, int32_t* out_n) {
     return x;
 }
 
+/// A 15^3-vertex tet box (0.3 m) dropped 2 cm onto a box shape: `steps` steps on `threads` threads.
+static float* run_big_box(int threads, int steps, int32_t* out_n) {
+    dfm_world_def def = dfm_world_def_default();
+    def.backend = DFM_BACKEND_CPU;
+    def.cpu_threads = threads;
+    dfm_world* w = NULL;
+    dfm_world_create(DFM_ABI_VERSION, &def, &w);
+    dfm_shape_def sd = dfm_shape_def_default();
+    sd.type = DFM_SHAPE_BOX;
+    sd.half_extents[0] = sd.half_extents[1] = 0.5f;
+    sd.half_extents[2] = 0.05f;
+    dfm_shape_id shape;
+    CHECK_OK(w, dfm_world_add_shape(w, &sd, &shape));
+    dfm_shape_state st0;
+    memset(&st0, 0, sizeof(st0));
+    st0.rotation[3] = 1.0f;
+    st0.aabb_min[0] = 1.0f; /* min > max: dfm computes the AABB */
+    st0.aabb_max[0] = -1.0f;
+    CHECK_OK(w, dfm_world_set_shape_states(w, &shape, 0, &st0, 0, 1));
+    const float lo[3] = {-0.15f, -0.15f, 0.07f}, hi[3] = {0.15f, 0.15f, 0.37f};
+    dfm_test_tets b = dfm_test_make_tet_box(15, lo, hi);
+    dfm_body_id v;
+    CHECK_OK(w, dfm_scene_add_volume(w, &b, dfm_volume_def_default(), &v));
+    for (int s = 0; s < steps; ++s) CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
+    dfm_world_stats st = dfm_world_stats_init();
+    dfm_world_get_stats(w, &st);
+    /* ~24 work units per tet particle here: colors of 700+ particles are above DFM_CPU_SOLVE_WORK_MIN */
+    CHECK(st.color_min_size >= 700, "soft box: smallest color %d particles (the 2-thread run would not fork)",
+          (int)st.color_min_size);
+    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)st.particle_count);
+    CHECK_OK(w, dfm_world_get_positions(w, 0, st.particle_count, x, 0));
+    printf("soft box: %d particles, colors of %d-%d particles, %d steps on %d thread(s)\n", (int)st.particle_count,
+           (int)st.color_min_size, (int)st.color_max_size, steps, threads);
+    float zmin = 1e9f;
+    for (int32_t i = 0; i < st.particle_count; ++i) zmin = x[3 * i + 2] < zmin ? x[3 * i + 2] : zmin;
+    CHECK(zmin < 0.06f, "soft box: lowest particle at z = %.4f m, it never reached the table (top 0.05)", zmin);
+    *out_n = st.particle_count;
+    dfm_test_free_tets(&b);
+    dfm_world_destroy(w);
+    return x;
+}
+
 int main(void) {
+    {
+        int32_t m1, m2;
+        float* p = run_big_box(1, 5, &m1);
+        float* q = run_big_box(2, 5, &m2);
+        CHECK(m1 == m2, "soft box: particle counts differ");
+        CHECK(memcmp(p, q, sizeof(float) * 3 * (size_t)m1) == 0, "soft box: the 2-thread run differs from 1 thread");
+        free(p);
+        free(q);
+    }
     int32_t n1, n2, n3;
     float* a = run(0, &n1);
     float* b = run(0, &n2);

@@ -22,6 +22,8 @@ typedef struct gcs_scene {
 
 typedef void (*gcs_setup_fn)(dfm_world* w, gcs_scene* s);
 typedef void (*gcs_drive_fn)(dfm_world* w, gcs_scene* s, int step);
+/// Called with the world after the last step, before it is destroyed (tests of internals).
+typedef void (*gcs_inspect_fn)(dfm_world* w, void* user);
 
 /// Adds an n x n cloth of `size` m centred at (cx, cy) at height z; returns its id.
 static inline dfm_body_id gcs_cloth(dfm_world* w, gcs_scene* s, int32_t n, float size, float cx, float cy, float z) {
@@ -157,8 +159,9 @@ typedef struct gcs_run_result {
     dfm_contact_stats stats;
 } gcs_run_result;
 
-/// Runs a scene with world_def.contact_penalty_beta `penalty_beta`; exits on unexpected errors.
-static inline gcs_run_result gcs_run_beta(gcs_run_desc d, float penalty_beta) {
+/// Runs a scene with world_def.contact_penalty_beta `penalty_beta`, then calls inspect(w, user)
+/// unless it is NULL; exits on unexpected errors.
+static inline gcs_run_result gcs_run_inspect(gcs_run_desc d, float penalty_beta, gcs_inspect_fn inspect, void* user) {
     gcs_run_result out;
     memset(&out, 0, sizeof(out));
     dfm_world_def def = dfm_world_def_default();
@@ -195,8 +198,14 @@ static inline gcs_run_result gcs_run_beta(gcs_run_desc d, float penalty_beta) {
     for (int k = 0; k < out.scene.shape_count; ++k) out.reaction_z += f[3 * k + 2];
     out.stats = dfm_contact_stats_init();
     CHECK_OK(w, dfm_world_get_contact_stats(w, &out.stats));
+    if (inspect) inspect(w, user);
     dfm_world_destroy(w);
     return out;
+}
+
+/// Runs a scene with world_def.contact_penalty_beta `penalty_beta`; exits on unexpected errors.
+static inline gcs_run_result gcs_run_beta(gcs_run_desc d, float penalty_beta) {
+    return gcs_run_inspect(d, penalty_beta, NULL, NULL);
 }
 
 /// Runs a scene (the default penalty settings); exits on unexpected errors.

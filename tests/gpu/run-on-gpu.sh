@@ -9,7 +9,7 @@
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
 # CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
 # parity tests DFM_REPEAT_RUNS times and counts the passes; `bodysweep` benchmarks
-# DFM_CUDA_BODY_SWEEP=0, 1, 2 at DFM_BODY_SWEEP_ENVS, default 1 and 1024). A later call on a
+# DFM_CUDA_BODY_SWEEP=0, 1, 2, 3 at DFM_BODY_SWEEP_ENVS, default 1 and 1024). A later call on a
 # warm machine can skip `build` (the build tree is kept between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -63,11 +63,18 @@ elif [ -n "$san" ]; then
   step racecheck_contacts "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_contact_parity --small
   step memcheck_bvh "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
   step racecheck_bvh "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_bvh --small
-  # Deformable-deformable contact on CUDA (issue 16): guess bound, sub-colour solve, final forces.
+  # Deformable-deformable contact on CUDA (issue 16): guess bound, sub-colour solve, final forces
+  # and their body-graph balance (three stacked cubes: the sums, the host solve, the spread).
   step memcheck_deform "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
   step racecheck_deform "$san" --tool racecheck --error-exitcode 1 \
     build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
-  # The per-body sweeps (DFM_CUDA_BODY_SWEEP=1 and 2: shared-memory staging, block barriers per color).
+  # The per-body sweeps (DFM_CUDA_BODY_SWEEP=1, 2 and 3: shared-memory staging, block barriers per
+  # color). The resident sweep (mode 3: element data staged too) first on its own, so that its
+  # racecheck and synccheck finish even when the full runs below are cut short.
+  step racecheck_resident "$san" --tool racecheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --small --resident-only
+  step synccheck_resident "$san" --tool synccheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --small --resident-only
   step memcheck_sweep "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
   step racecheck_sweep "$san" --tool racecheck --error-exitcode 1 \
     build-gpu/tests/gpu/test_gpu_body_sweep --small
@@ -131,7 +138,7 @@ fi
 if has bodysweep; then
   bench=build-gpu/samples/dfm_bench
   for envs in ${DFM_BODY_SWEEP_ENVS-1 1024}; do
-    for mode in 0 1 2; do
+    for mode in 0 1 2 3; do
       DFM_CUDA_BODY_SWEEP=$mode step "sweep_body${mode}_$envs" timeout 150 "$bench" --workload both --envs "$envs" \
         --backend cuda --windows 3 --json "$out/sweep_body${mode}_$envs.json"
     done

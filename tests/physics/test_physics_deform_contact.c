@@ -64,9 +64,18 @@
 
 static const float k_radius = 0.005f;
 
+/// The backend (dfm_test_pick_backend), and with DFM_TEST_DC_EVERY_SUBSTEP=1 the pairs found at
+/// every substep (DFM_DISABLE_DEFORMABLE_PAIR_REUSE: the detection before session 12) instead of
+/// once per step.
+static void pick_backend_and_detection(dfm_world_def* def) {
+    dfm_test_pick_backend(def); /* the CPU unless DFM_TEST_BACKEND=cuda */
+    const char* every = getenv("DFM_TEST_DC_EVERY_SUBSTEP");
+    if (every && every[0] == '1') def->disable_flags |= DFM_DISABLE_DEFORMABLE_PAIR_REUSE;
+}
+
 static dfm_world* make_world(float radius, int threads) {
     dfm_world_def def = dfm_world_def_default();
-    dfm_test_pick_backend(&def); /* the CPU unless DFM_TEST_BACKEND=cuda */
+    pick_backend_and_detection(&def);
     def.deformable_contact_radius = radius;
     def.cpu_threads = threads;
     return dfm_test_create(&def);
@@ -543,7 +552,7 @@ static int32_t self_crossings(const float* x, const int32_t* tri, int32_t nt) {
 /// into *crossing_step, -1 when none).
 static int32_t run_twist(int self_collision, int gravity, int32_t* crossing_step) {
     dfm_world_def def = dfm_world_def_default();
-    dfm_test_pick_backend(&def); /* the CPU unless DFM_TEST_BACKEND=cuda */
+    pick_backend_and_detection(&def);
     def.deformable_contact_radius = k_radius;
     if (!gravity) def.gravity[2] = 0.0f;
     dfm_world* w = dfm_test_create(&def);
@@ -693,7 +702,7 @@ static void options(void) {
     dfm_test_free_grid(&g);
     /* overflow: 16 candidate slots for two stacked sheets */
     dfm_world_def def = dfm_world_def_default();
-    dfm_test_pick_backend(&def);
+    pick_backend_and_detection(&def);
     def.deformable_contact_radius = k_radius;
     def.deformable_pair_capacity = 16;
     def.log_fn = count_warnings;

@@ -49,7 +49,8 @@ static inline int dfm_test_finish(const char* name) {
 /// The backend the physics tests run on: the CPU, or with DFM_TEST_BACKEND=cuda the CUDA backend
 /// in deterministic mode, or with DFM_TEST_BACKEND=cuda-default in default mode (the GPU machine
 /// runs the CPU physics tests that way; see tests/gpu/run-on-gpu.sh). DFM_TEST_FEATURES=body
-/// turns on DFM_FEATURE_BODY_TRANSLATION (CTest's *_body variants).
+/// turns on DFM_FEATURE_BODY_TRANSLATION (CTest's *_body variants), DFM_TEST_FEATURES=coarse
+/// DFM_FEATURE_COARSE_CORRECTION (the *_coarse variants; both: "body,coarse").
 static inline void dfm_test_pick_backend(dfm_world_def* def) {
     const char* b = getenv("DFM_TEST_BACKEND");
     def->backend = DFM_BACKEND_CPU;
@@ -59,6 +60,7 @@ static inline void dfm_test_pick_backend(dfm_world_def* def) {
     }
     const char* f = getenv("DFM_TEST_FEATURES");
     if (f && strstr(f, "body")) def->feature_flags |= DFM_FEATURE_BODY_TRANSLATION;
+    if (f && strstr(f, "coarse")) def->feature_flags |= DFM_FEATURE_COARSE_CORRECTION;
 }
 
 /// Whether DFM_TEST_BACKEND asks for the CUDA backend.

@@ -1,0 +1,463 @@
+/// @file coarse_cpu.c
+/// The two-level VBD solve's coarse level on the CPU (coarse_cpu.h): building the per-body grid
+/// and prolongation, assembling the Galerkin coarse matrix, and the correction itself.
+///
+/// Parallelism review (seed 001):
+/// - P1 level batching: applies-TODO — bodies are independent (disjoint particles, nodes and
+///   band storage) and run in sequence; the per-particle force pass is independent per particle
+///   and runs serially too. The feature is CPU only and opt-in; cost in docs/physics.md session 12.
+/// - P2 independent columns: does-not-apply inside one body's assembly (scatter-adds into one band).
+/// - P3 loop-invariant hoisting: applies-and-done — the grid, weights and bandwidth once per model
+///   rebuild; the coarse matrix and its factor once per advance (DFM_COARSE_REASSEMBLE 0), the
+///   later corrections form only the right side; the element coefficients from the step's table.
+/// - P4 memory layout: applies-and-done for the band (rows contiguous) and the slots (CSR per
+///   particle); applies-TODO for the positions (xyz per particle in body order, as the sweeps).
+#include "coarse_cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "membrane_psd.h"
+#include "vbd_cpu.h"
+#include "vbd_particle.h"
+#include "vbd_simd.h"
+
+/// Trilinear weights below this are dropped (and the particle's others renormalised).
+#define COARSE_MIN_WEIGHT 1e-4f
+/// Grid nodes whose weights over the body sum below this are dropped (a node touching a body only
+/// at its far corners would make the coarse matrix nearly singular; session 9's value).
+#define COARSE_MIN_NODE_WEIGHT 0.05f
+
+void dfm_cpu_coarse_free(dfm_cpu_coarse* L) {
+    free(L->node_first);
+    free(L->band_width);
+    free(L->band_first);
+    free(L->slot_first);
+    free(L->slot_node);
+    free(L->slot_weight);
+    free(L->band);
+    free(L->band_elements);
+    free(L->rhs);
+    free(L->force);
+    free(L->factored);
+    free(L->contact_trace);
+    free(L->rhs_norm);
+    memset(L, 0, sizeof(*L));
+    L->generation = -1;
+}
+
+/// Mean length of the edges of the elements incident to particles [p0, p1) (m; 0 when none).
+static double mean_edge(const dfm_vbd_view* v, int32_t p0, int32_t p1) {
+    double sum = 0.0;
+    int64_t count = 0;
+    for (int32_t i = p0; i < p1; ++i) {
+        const dfm_v3 xi = dfm_v3_load(v->x + 3 * i);
+        for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
+            for (int c = 0; c < 3; ++c) {
+                const int32_t p = v->tris[3 * v->v_tri_items[2 * k] + c];
+                if (p != i) sum += dfm_v3_len(dfm_v3_sub(dfm_v3_load(v->x + 3 * p), xi)), ++count;
+            }
+        for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
+            for (int c = 0; c < 4; ++c) {
+                const int32_t p = v->tets[4 * v->v_tet_items[2 * k] + c];
+                if (p != i) sum += dfm_v3_len(dfm_v3_sub(dfm_v3_load(v->x + 3 * p), xi)), ++count;
+            }
+    }
+    return count ? sum / (double)count : 0.0;
+}
+
+/// The largest |I - J| over coarse nodes coupled through particle i's slots and particle j's.
+static int32_t pair_spread(const dfm_cpu_coarse* L, int32_t i, int32_t j, int32_t spread) {
+    for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s)
+        for (int32_t u = L->slot_first[j]; u < L->slot_first[j + 1]; ++u) {
+            const int32_t d = abs(L->slot_node[s] - L->slot_node[u]);
+            if (d > spread) spread = d;
+        }
+    return spread;
+}
+
+/// Builds body b's grid: slots (8 per particle, unused ones weight 0) in `node8`/`w8`, compacted
+/// by the caller; returns the body's node count. Nodes are numbered in grid order with the
+/// body's largest extent slowest (a narrow band).
+static int32_t build_body(const dfm_vbd_view* v, int32_t p0, int32_t p1, int32_t first_node, int32_t* node8,
+                          float* w8) {
+    for (int32_t i = p0; i < p1; ++i)
+        for (int s = 0; s < 8; ++s) node8[8 * i + s] = -1, w8[8 * i + s] = 0.0f;
+    const double edge = mean_edge(v, p0, p1);
+    if (!(edge > 0.0)) return 0;
+    const float cell = (float)(DFM_COARSE_CELL * edge);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int32_t i = p0; i < p1; ++i)
+        for (int q = 0; q < 3; ++q) {
+            lo[q] = fminf(lo[q], v->x[3 * i + q]);
+            hi[q] = fmaxf(hi[q], v->x[3 * i + q]);
+        }
+    int dims[3], ord[3] = {0, 1, 2};
+    for (int q = 0; q < 3; ++q) dims[q] = (int)floorf((hi[q] - lo[q]) / cell + 1e-4f) + 2;
+    for (int a = 0; a < 3; ++a) /* ord: axes by extent, smallest (fastest) first */
+        for (int b = a + 1; b < 3; ++b)
+            if (dims[ord[b]] < dims[ord[a]]) {
+                int t = ord[a];
+                ord[a] = ord[b];
+                ord[b] = t;
+            }
+    const int64_t grid = (int64_t)dims[0] * dims[1] * dims[2];
+    int32_t* map = (int32_t*)malloc(sizeof(int32_t) * (size_t)grid);
+    float* wsum = (float*)calloc((size_t)grid, sizeof(float));
+    if (!map || !wsum) {
+        free(map);
+        free(wsum);
+        return -1;
+    }
+    for (int32_t i = p0; i < p1; ++i) {
+        if (v->mode[i] != 0) continue; /* pinned and kinematic particles stay out of the coarse space */
+        int ic[3];
+        float t[3];
+        for (int q = 0; q < 3; ++q) {
+            const float u = (v->x[3 * i + q] - lo[q]) / cell;
+            ic[q] = (int)floorf(u);
+            if (ic[q] > dims[q] - 2) ic[q] = dims[q] - 2;
+            if (ic[q] < 0) ic[q] = 0;
+            t[q] = u - (float)ic[q];
+        }
+        int slot = 0;
+        for (int c = 0; c < 8; ++c) {
+            const int o[3] = {c & 1, (c >> 1) & 1, (c >> 2) & 1};
+            float w = 1.0f;
+            for (int q = 0; q < 3; ++q) w *= o[q] ? t[q] : 1.0f - t[q];
+            if (w < COARSE_MIN_WEIGHT) continue;
+            int g[3];
+            for (int q = 0; q < 3; ++q) g[q] = ic[q] + o[q];
+            const int64_t gi = g[ord[0]] + (int64_t)dims[ord[0]] * (g[ord[1]] + (int64_t)dims[ord[1]] * g[ord[2]]);
+            node8[8 * i + slot] = (int32_t)gi;
+            w8[8 * i + slot] = w;
+            wsum[gi] += w;
+            ++slot;
+        }
+    }
+    int32_t used = 0;
+    for (int64_t g = 0; g < grid; ++g) map[g] = wsum[g] > COARSE_MIN_NODE_WEIGHT ? used++ : -1;
+    for (int32_t i = p0; i < p1; ++i) {
+        float total = 0.0f;
+        for (int s = 0; s < 8; ++s) {
+            const int32_t g = node8[8 * i + s];
+            if (g < 0) continue;
+            if (map[g] < 0) {
+                node8[8 * i + s] = -1;
+                w8[8 * i + s] = 0.0f;
+            } else {
+                node8[8 * i + s] = first_node + map[g];
+                total += w8[8 * i + s];
+            }
+        }
+        if (total > 0.0f)
+            for (int s = 0; s < 8; ++s) w8[8 * i + s] /= total;
+    }
+    free(map);
+    free(wsum);
+    return used;
+}
+
+int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t generation, int32_t nb,
+                           const int32_t* boff) {
+    const int32_t n = v->particle_count;
+    L->body_offsets = boff;
+    int32_t dynamic = 0;
+    for (int32_t i = 0; i < n; ++i) dynamic += v->mode[i] == 0;
+    if (L->generation == generation && L->particle_count == n && L->body_count == nb && L->dynamic_count == dynamic &&
+        L->node_first)
+        return 0;
+    dfm_cpu_coarse_free(L);
+    int32_t* node8 = (int32_t*)malloc(sizeof(int32_t) * 8 * ((size_t)n + 1));
+    float* w8 = (float*)malloc(sizeof(float) * 8 * ((size_t)n + 1));
+    L->node_first = (int32_t*)calloc((size_t)nb + 1, sizeof(int32_t));
+    L->band_width = (int32_t*)calloc((size_t)nb + 1, sizeof(int32_t));
+    L->band_first = (int64_t*)calloc((size_t)nb + 1, sizeof(int64_t));
+    L->slot_first = (int32_t*)calloc((size_t)n + 1, sizeof(int32_t));
+    L->factored = (uint8_t*)calloc((size_t)nb + 1, 1);
+    L->force = (float*)malloc(sizeof(float) * 3 * ((size_t)n + 1));
+    L->contact_trace = (float*)calloc((size_t)n + 1, sizeof(float));
+    L->rhs_norm = (double*)calloc((size_t)nb + 1, sizeof(double));
+    int ok = node8 && w8 && L->node_first && L->band_width && L->band_first && L->slot_first && L->factored &&
+             L->force && L->contact_trace && L->rhs_norm;
+    int32_t total = 0;
+    for (int32_t b = 0; ok && b < nb; ++b) {
+        L->node_first[b] = total;
+        const int32_t used = build_body(v, boff[b], boff[b + 1], total, node8, w8);
+        if (used < 0)
+            ok = 0;
+        else
+            total += used;
+    }
+    int32_t slots = 0;
+    if (ok) {
+        L->node_first[nb] = total;
+        for (int32_t i = 0; i < n; ++i) {
+            L->slot_first[i] = slots;
+            for (int s = 0; s < 8; ++s) slots += node8[8 * i + s] >= 0 && w8[8 * i + s] > 0.0f;
+        }
+        L->slot_first[n] = slots;
+        L->slot_node = (int32_t*)malloc(sizeof(int32_t) * ((size_t)slots + 1));
+        L->slot_weight = (float*)malloc(sizeof(float) * ((size_t)slots + 1));
+        L->rhs = (double*)malloc(sizeof(double) * 3 * ((size_t)total + 1));
+        ok = L->slot_node && L->slot_weight && L->rhs;
+    }
+    if (ok) {
+        for (int32_t i = 0, k = 0; i < n; ++i)
+            for (int s = 0; s < 8; ++s)
+                if (node8[8 * i + s] >= 0 && w8[8 * i + s] > 0.0f) {
+                    L->slot_node[k] = node8[8 * i + s];
+                    L->slot_weight[k++] = w8[8 * i + s];
+                }
+        /* each body's half-bandwidth: the widest node pair coupled by an element or a particle */
+        for (int32_t b = 0; b < nb; ++b) {
+            int32_t spread = 0;
+            for (int32_t i = boff[b]; i < boff[b + 1]; ++i) {
+                spread = pair_spread(L, i, i, spread);
+                for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
+                    for (int c = 0; c < 3; ++c)
+                        spread = pair_spread(L, i, v->tris[3 * v->v_tri_items[2 * k] + c], spread);
+                for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
+                    for (int c = 0; c < 4; ++c)
+                        spread = pair_spread(L, i, v->tets[4 * v->v_tet_items[2 * k] + c], spread);
+            }
+            const int32_t m = 3 * (L->node_first[b + 1] - L->node_first[b]);
+            int32_t bw = DFM_COARSE_FULL_BAND ? m - 1 : 3 * spread + 2;
+            if (bw > m - 1) bw = m > 0 ? m - 1 : 0;
+            L->band_width[b] = bw;
+            L->band_first[b + 1] = L->band_first[b] + (int64_t)m * (bw + 1);
+        }
+        L->band = (double*)malloc(sizeof(double) * ((size_t)L->band_first[nb] + 1));
+        L->band_elements = (double*)malloc(sizeof(double) * ((size_t)L->band_first[nb] + 1));
+        ok = L->band && L->band_elements;
+    }
+    free(node8);
+    free(w8);
+    if (!ok) {
+        dfm_cpu_coarse_free(L);
+        return -1;
+    }
+    L->node_total = total;
+    L->particle_count = n;
+    L->body_count = nb;
+    L->dynamic_count = dynamic;
+    L->body_offsets = boff;
+    L->generation = generation;
+    return 0;
+}
+
+/// Adds w_sI w_uJ H to node block (I, J) of the band of the body with first node nf, for every
+/// slot s of particle a and u of particle b, keeping the lower triangle only: a block above the
+/// diagonal goes in transposed (it is the mirror of the element's (b, a) block). `pair`: the
+/// caller passes each unordered corner pair once, a != b, and this adds H^T at (J, I) as well
+/// (both land in the lower triangle); a == b: H itself is symmetric.
+static void add_pair(const dfm_cpu_coarse* L, double* band, int32_t bw, int32_t nf, int32_t a, int32_t b,
+                     const dfm_m33* H) {
+    const int32_t w = bw + 1;
+    const int pair = a != b;
+    for (int32_t s = L->slot_first[a]; s < L->slot_first[a + 1]; ++s) {
+        const int32_t I = L->slot_node[s] - nf;
+        const double wa = L->slot_weight[s];
+        for (int32_t u = L->slot_first[b]; u < L->slot_first[b + 1]; ++u) {
+            const int32_t J = L->slot_node[u] - nf;
+            const double ww = wa * L->slot_weight[u];
+            if (I > J || (I == J && pair)) {
+                /* (I, J) gets H; a pair's (J, I) block H^T sits above the diagonal (not stored), or
+                   on it for I == J (added) */
+                double* row0 = band + (size_t)(3 * I) * (size_t)w + (size_t)(3 * J - 3 * I + bw);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) {
+                        if (I == J && c > r) continue;
+                        double v = H->m[r][c];
+                        if (I == J) v += H->m[c][r];
+                        row0[(size_t)r * (size_t)w - (size_t)r + (size_t)c] += ww * v;
+                    }
+            } else if (I < J && pair) { /* (J, I) gets H^T */
+                double* row0 = band + (size_t)(3 * J) * (size_t)w + (size_t)(3 * I - 3 * J + bw);
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) row0[(size_t)r * (size_t)w - (size_t)r + (size_t)c] += ww * H->m[c][r];
+            } else if (I == J) { /* a == b, diagonal node block: lower part */
+                double* row0 = band + (size_t)(3 * I) * (size_t)w + (size_t)bw;
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c <= r; ++c) row0[(size_t)r * (size_t)w - (size_t)r + (size_t)c] += ww * H->m[r][c];
+            }
+        }
+    }
+}
+
+/// Triangle t's PSD-projected exact membrane Hessian (membrane_psd.h) into the band.
+static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
+                         int32_t nf) {
+    const float* mat = v->tri_material + 3 * t;
+    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return;
+    dfm_v3 x[3];
+    for (int c = 0; c < 3; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tris[3 * t + c]);
+    float coef[3];
+    if (v->tri_coef)
+        for (int c = 0; c < 3; ++c) coef[c] = v->tri_coef[3 * t + c];
+    else
+        dfm_membrane_coef(v->tri_area[t], mat[0], mat[1], mat[2], v->h, coef);
+    dfm_m33 K[3][3];
+    dfm_membrane_psd_hessian(x, v->tri_dinv + 4 * t, v->tri_area[t], mat[0], coef[0], coef[1], coef[2], 1, K);
+    for (int a = 0; a < 3; ++a) {
+        const int32_t pa = v->tris[3 * t + a];
+        if (v->mode[pa] != 0) continue;
+        for (int b = a; b < 3; ++b) { /* each unordered pair once (add_pair) */
+            const int32_t pb = v->tris[3 * t + b];
+            if (v->mode[pb] == 0) add_pair(L, band, bw, nf, pa, pb, &K[a][b]);
+        }
+    }
+}
+
+/// Tet t's Gauss-Newton Hessian (mu V m_a.m_b I + lam V gJ_a gJ_b^T, PSD) into the band.
+static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
+                         int32_t nf) {
+    const float* mat = v->tet_material + 3 * t;
+    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return;
+    dfm_v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tets[4 * t + c]);
+    const float* dminv = v->tet_dminv + 9 * t;
+    const float mu = mat[0], l = mat[1] + mat[0];
+    const float lam = l < 0.0f ? -fmaxf(fabsf(l), 1e-6f) : fmaxf(fabsf(l), 1e-6f);
+    const dfm_m33 cof = dfm_m33_cofactor(dfm_tet_F_(x, dminv));
+    const float vol = v->tet_volume[t];
+    float mv[4][3];
+    dfm_v3 gj[4];
+    for (int c = 0; c < 4; ++c) {
+        for (int q = 0; q < 3; ++q)
+            mv[c][q] = c == 0 ? -(dminv[q] + dminv[3 + q] + dminv[6 + q]) : dminv[3 * (c - 1) + q];
+        gj[c] = dfm_v3_zero();
+        for (int q = 0; q < 3; ++q) gj[c] = dfm_v3_madd(gj[c], dfm_m33_col(cof, q), mv[c][q]);
+    }
+    for (int a = 0; a < 4; ++a) {
+        const int32_t pa = v->tets[4 * t + a];
+        if (v->mode[pa] != 0) continue;
+        for (int b = a; b < 4; ++b) { /* each unordered pair once (add_pair) */
+            const int32_t pb = v->tets[4 * t + b];
+            if (v->mode[pb] != 0) continue;
+            const float mm = mv[a][0] * mv[b][0] + mv[a][1] * mv[b][1] + mv[a][2] * mv[b][2];
+            const dfm_m33 H = dfm_m33_add_outer(dfm_m33_diag(vol * mu * mm), gj[a], gj[b], vol * lam);
+            add_pair(L, band, bw, nf, pa, pb, &H);
+        }
+    }
+}
+
+/// Body b's coarse matrix: with `elements`, every element once (from its corner 0) into its
+/// element band (kept for the advance); then the element band plus the inertia, drag and contact
+/// Hessians per particle into its band, factored. Returns 1 when SPD. A contact refresh passes
+/// elements 0: only the particles' blocks changed (measured on game-cloth: the element assembly
+/// was 58% of the instructions when every contact change re-assembled it).
+static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc, int32_t b,
+                         int elements) {
+    const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
+    const int32_t m = 3 * (L->node_first[b + 1] - nf), bw = L->band_width[b];
+    const size_t size = (size_t)(L->band_first[b + 1] - L->band_first[b]);
+    double* band = L->band + L->band_first[b];
+    double* el = L->band_elements + L->band_first[b];
+    if (elements) {
+        memset(el, 0, sizeof(double) * size);
+        for (int32_t i = p0; i < p1; ++i) {
+            for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
+                if (v->v_tri_items[2 * k + 1] == 0) assemble_tri(L, v, v->v_tri_items[2 * k], el, bw, nf);
+            for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
+                if (v->v_tet_items[2 * k + 1] == 0) assemble_tet(L, v, v->v_tet_items[2 * k], el, bw, nf);
+        }
+    }
+    memcpy(band, el, sizeof(double) * size);
+    for (int32_t i = p0; i < p1; ++i) {
+        if (v->mode[i] != 0) continue;
+        dfm_v3 fc;
+        dfm_m33 Hc, Hp;
+        if (cc && cc->gather)
+            dfm_cpu_contact_terms(v, cc, i, &fc, &Hc);
+        else
+            fc = dfm_v3_zero(), Hc = dfm_m33_zero();
+        L->contact_trace[i] = dfm_m33_trace(Hc);
+        dfm_vbd_particle_base(v, i, fc, Hc, &fc, &Hp);
+        add_pair(L, band, bw, nf, i, i, &Hp);
+    }
+    ++L->factorizations;
+    if (dfm_cpu_band_cholesky(band, m, bw)) return 1;
+    ++L->failed;
+    return 0;
+}
+
+void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc,
+                            const struct dfm_cpu_simd* simd, int nt, int first) {
+    if (!L->node_first || L->particle_count != v->particle_count) return;
+    /* every particle's force less contacts, -dfm_vbd_particle_need, in the lanes (measured: the
+       scalar per-particle pass with its Hessians was 57% of a corrected swing's instructions) */
+    if (simd) dfm_cpu_simd_need(simd, v, L->force, nt);
+    const int assemble = first || DFM_COARSE_REASSEMBLE;
+    const float h2 = v->h * v->h;
+    for (int32_t b = 0; b < L->body_count; ++b) {
+        const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
+        const int32_t m = 3 * (L->node_first[b + 1] - nf);
+        if (m == 0) continue;
+        /* each particle's local force at the iterate (the sweeps' f); a contact Hessian that changed
+           since the assembly asks for a new coarse matrix (coarse_cpu.h) */
+        int changed = 0;
+        for (int32_t i = p0; i < p1; ++i) {
+            if (v->mode[i] != 0) continue;
+            dfm_v3 f;
+            dfm_m33 H;
+            if (cc && cc->gather)
+                dfm_cpu_contact_terms(v, cc, i, &f, &H);
+            else
+                f = dfm_v3_zero(), H = dfm_m33_zero();
+            const float dtr = fabsf(dfm_m33_trace(H) - L->contact_trace[i]);
+            if (!assemble && dtr > DFM_COARSE_CONTACT_REFRESH * L->contact_trace[i] + 1e-3f * v->mass[i] / h2)
+                changed = 1;
+            if (simd) {
+                f = dfm_v3_sub(f, dfm_v3_load(L->force + 3 * i)); /* contact - need */
+            } else {
+                dfm_vbd_particle_base(v, i, f, H, &f, &H);
+                dfm_vbd_accumulate_elements(v, i, &f, &H);
+            }
+            dfm_v3_store(f, L->force + 3 * i);
+        }
+        double* rhs = L->rhs + 3 * (size_t)nf; /* P^T f */
+        memset(rhs, 0, sizeof(double) * (size_t)m);
+        for (int32_t i = p0; i < p1; ++i) {
+            if (v->mode[i] != 0) continue;
+            const float* f = L->force + 3 * i;
+            for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s) {
+                double* r = rhs + 3 * (size_t)(L->slot_node[s] - nf);
+                const double w = L->slot_weight[s];
+                r[0] += w * f[0];
+                r[1] += w * f[1];
+                r[2] += w * f[2];
+            }
+        }
+        double norm = 0.0;
+        for (int32_t r = 0; r < m; ++r) norm += rhs[r] * rhs[r];
+        const int grew = !assemble && norm > L->rhs_norm[b];
+        L->rhs_norm[b] = norm;
+        if (assemble || changed || (grew && DFM_COARSE_REFRESH_ON_GROWTH)) {
+            const int elements = assemble || (grew && DFM_COARSE_REFRESH_ON_GROWTH);
+            L->factored[b] = (uint8_t)assemble_body(L, v, cc, b, elements);
+            if (changed)
+                ++L->contact_refresh;
+            else if (grew && DFM_COARSE_REFRESH_ON_GROWTH)
+                ++L->residual_refresh;
+        }
+        if (!L->factored[b]) continue;
+        dfm_cpu_band_solve(L->band + L->band_first[b], m, L->band_width[b], rhs);
+        for (int32_t i = p0; i < p1; ++i) {
+            if (v->mode[i] != 0 || L->slot_first[i] == L->slot_first[i + 1]) continue;
+            double dd[3] = {0.0, 0.0, 0.0};
+            for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s) {
+                const double* r = rhs + 3 * (size_t)(L->slot_node[s] - nf);
+                const double w = L->slot_weight[s];
+                dd[0] += w * r[0], dd[1] += w * r[1], dd[2] += w * r[2];
+            }
+            const dfm_v3 d = dfm_v3_add(dfm_v3_load(v->d + 3 * i),
+                                        dfm_v3_make((float)dd[0], (float)dd[1], (float)dd[2]));
+            if (!dfm_v3_isfinite(d)) continue;
+            dfm_v3_store(d, v->d + 3 * i);
+            dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), d), v->x + 3 * i);
+        }
+        ++L->corrections;
+    }
+}

@@ -1,0 +1,118 @@
+/// @file coarse_cpu.h
+/// The two-level VBD solve on the CPU (DFM_FEATURE_COARSE_CORRECTION, issue 13 item 7;
+/// docs/physics.md sessions 9, 10 and 12): after every sweep but the last, each body takes one
+/// Newton step on a coarse space, trilinear hat functions on a grid of cells DFM_COARSE_CELL mean
+/// edge lengths wide over the body's box, pinned and kinematic particles left out. The coarse
+/// matrix is the Galerkin product P^T H P of inertia, drag, the contacts' per-particle Hessians,
+/// each triangle's exact membrane Hessian projected to PSD per element (membrane_psd.h) and each
+/// tet's Gauss-Newton Hessian; bending is left out. It is assembled and factored (banded
+/// Cholesky) once per advance, at the first correction, and reused by the advance's later
+/// corrections, which only form the right side P^T f at the current iterate. A body's matrix is
+/// re-assembled within the advance when a particle's contact Hessian changed (trace by more than
+/// DFM_COARSE_CONTACT_REFRESH relative, plus 1e-3 mass / h^2: a record became active, released or
+/// stiffened: only the particles' blocks are redone, on the advance's element part) or when its
+/// coarse residual |P^T f| grew since the last correction (all of it): with the
+/// matrix of the first correction only, the drape diverges (session 12). Friction is not part
+/// of the coarse problem (the records' normal penalty and damping are, through their Hessians and
+/// forces); see docs/physics.md for what that costs on a slope and in a pinch.
+#ifndef DFM_COARSE_CPU_H
+#define DFM_COARSE_CPU_H
+
+#include <stdint.h>
+
+#include "contacts_cpu.h"
+#include "vbd_view.h"
+
+struct dfm_cpu_simd;
+
+/// Coarse cell width in mean edge lengths of the body (the mean over its elements' edges at the
+/// positions the level is built from). Session 10: 2 meets the swing bound with the PSD-projected
+/// exact membrane Hessian (centroid RMS 0.0034 m), 4 damps the swing (0.034 m).
+#ifndef DFM_COARSE_CELL
+#define DFM_COARSE_CELL 2.0f
+#endif
+
+/// A body's coarse matrix is re-assembled within an advance when a particle's contact Hessian trace
+/// moved by more than this fraction of its assembled value plus 1e-3 mass / h^2 (N/m; see the file comment).
+#ifndef DFM_COARSE_CONTACT_REFRESH
+#define DFM_COARSE_CONTACT_REFRESH 0.01f
+#endif
+
+/// 1: every body's band spans its whole matrix (a dense Cholesky, as the session-10 experiment;
+/// for measurement); 0: the band its grid numbering gives (the default).
+#ifndef DFM_COARSE_FULL_BAND
+#define DFM_COARSE_FULL_BAND 0
+#endif
+
+/// 1: a body's coarse matrix is also re-assembled when its coarse residual |P^T f| grew since its
+/// last correction (a lagged matrix overshooting); 0: not (for measurement).
+#ifndef DFM_COARSE_REFRESH_ON_GROWTH
+#define DFM_COARSE_REFRESH_ON_GROWTH 1
+#endif
+
+/// 0: the coarse matrix is assembled and factored at an advance's first correction and reused by
+/// its later ones, except as the file comment says (the default); 1: at every correction (session
+/// 10's experiment; for measurement).
+#ifndef DFM_COARSE_REASSEMBLE
+#define DFM_COARSE_REASSEMBLE 0
+#endif
+
+/// The coarse level of a world: prolongation P per particle (CSR of coarse node and weight) and
+/// each body's banded coarse matrix. Built from the positions of the first step after each model
+/// rebuild; owned by the world (dfm_cpu_coarse_free).
+typedef struct dfm_cpu_coarse {
+    int64_t generation;          ///< Model generation the level was built for (-1: none).
+    int32_t particle_count;      ///< Particles of that model.
+    int32_t body_count;          ///< Bodies of that model.
+    int32_t dynamic_count;       ///< Dynamic particles when built (a vertex mode change rebuilds the level).
+    const int32_t* body_offsets; ///< body_count + 1 particle ranges (the model's; refreshed every step).
+    int32_t* node_first;         ///< body_count + 1: each body's first coarse node.
+    int32_t* band_width;         ///< Per body: the half-bandwidth of its coarse matrix, in dofs.
+    int64_t* band_first;         ///< body_count + 1: each body's first entry in `band`.
+    int32_t* slot_first;         ///< particle_count + 1: each particle's first (node, weight) slot.
+    int32_t* slot_node;          ///< Per slot: the coarse node (global index).
+    float* slot_weight;          ///< Per slot: the hat function's weight (a particle's weights sum to 1).
+    double* band;                ///< Lower band of every body's matrix, then its Cholesky factor (row-major rows).
+    double* band_elements;       ///< The elements' part of `band` (this advance's assembly), same layout.
+    double* rhs;                 ///< 3 per coarse node: P^T f, then the coarse step (m).
+    float* force;                ///< 3 per particle: the local force at the iterate (N).
+    float* contact_trace;        ///< Per particle: trace of its contact Hessian when the matrix was assembled (N/m).
+    uint8_t* factored;           ///< Per body: 1 when its factor of this advance is valid.
+    int32_t node_total;          ///< Coarse nodes over all bodies.
+    int64_t corrections;         ///< Corrections applied since the level was built (all bodies).
+    int64_t factorizations;      ///< Coarse matrices assembled and factored.
+    int64_t failed;              ///< Factorizations refused (not SPD): those bodies skipped that advance.
+    int64_t contact_refresh;     ///< Of the factorizations, those redone within an advance because a contact changed.
+    int64_t
+        residual_refresh; ///< ... and those redone because the coarse residual |P^T f| grew since the last correction.
+    double* rhs_norm;     ///< Per body: |P^T f|^2 at its last correction (N^2).
+} dfm_cpu_coarse;
+
+/// Builds (or rebuilds, when `generation` differs from the level's) the level for the view's
+/// particles and the bodies' ranges `body_offsets` (body_count + 1), from the current positions.
+/// Returns 0 on success, -1 when host memory is short (the level is then empty and corrects
+/// nothing). Keeps body_offsets for the step.
+int dfm_cpu_coarse_prepare(dfm_cpu_coarse* level, const dfm_vbd_view* view, int64_t generation, int32_t body_count,
+                           const int32_t* body_offsets);
+
+/// One coarse correction of every body's iterate (view->d and view->x updated). `first`: the
+/// advance's first correction, which assembles and factors the coarse matrices (every correction
+/// does with DFM_COARSE_REASSEMBLE). `contacts` may be NULL; with the legacy scatter
+/// (contacts->gather 0) the contacts stay out of the coarse problem. `simd` (NULL = scalar) forms
+/// the particles' elastic forces in the lanes (dfm_cpu_simd_need, bitwise the scalar path), on up
+/// to `threads` workers.
+void dfm_cpu_coarse_correct(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,
+                            const struct dfm_cpu_simd* simd, int threads, int first);
+
+/// Releases the level's arrays (the level is then empty: generation -1).
+void dfm_cpu_coarse_free(dfm_cpu_coarse* level);
+
+/// Banded Cholesky in place of an m x m SPD matrix stored as its lower band of half-bandwidth bw:
+/// entry (i, j), i - bw <= j <= i, at band[i * (bw + 1) + j - i + bw]. Returns 1, or 0 when a
+/// pivot is not positive (the matrix is then partly overwritten).
+int dfm_cpu_band_cholesky(double* band, int32_t m, int32_t bw);
+
+/// Solves L L^T x = b with the factor of dfm_cpu_band_cholesky, b overwritten by x.
+void dfm_cpu_band_solve(const double* band, int32_t m, int32_t bw, double* b);
+
+#endif
