@@ -23,22 +23,26 @@ typedef struct dfm_contacts {
     int32_t count;
     dfm_contact_records rec; ///< Room for `capacity` records.
     int32_t *head, *next;
-    float *acc_f, *acc_H; ///< Scatter path accumulators (3 and 9 per particle).
-    float* guess_normal;  ///< Initial-guess contact normal per particle (3 each).
-    float* guess_gap;     ///< Initial-guess distance to contact per particle.
-    float* record_force;  ///< Reaction scratch, 3 per record.
-    float* node_part;     ///< Reaction scratch, 9 per record (3 per corner node).
-    float* residual;      ///< Reaction scratch, 3 per particle.
-    float* body_extra;    ///< Reaction scratch, 3 per body.
-    float* node_friction; ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
-    dfm_contact_records scratch; ///< Parallel CPU detection: room for a record per candidate (allocated on
-                                 ///< first use with more than one thread).
-    int64_t generation;          ///< Bumped by every rebuild (the CUDA backend re-uploads then).
-    dfm_cpu_rigid_broad broad;   ///< CPU: the BVH selection of the candidates (issue 16; plugin/step.c decides).
-    int64_t broad_logged;        ///< Generation * 2 + on of the last logged broad-phase choice.
-    int64_t broad_counted;       ///< Generation broad_cullable and broad_features were counted for.
-    int64_t broad_cullable;      ///< Candidates on non-plane shapes (the ones the BVH can cull).
-    int64_t broad_features;      ///< Features of the non-empty candidate lists.
+    float *acc_f, *acc_H;   ///< Scatter path accumulators (3 and 9 per particle).
+    float* guess_normal;    ///< Initial-guess contact normal per particle (3 each).
+    float* guess_gap;       ///< Initial-guess distance to contact per particle.
+    float* record_force;    ///< Reaction scratch, 3 per record.
+    float* node_part;       ///< Reaction scratch, 9 per record (3 per corner node).
+    float* residual;        ///< Reaction scratch, 3 per particle.
+    float* body_extra;      ///< Reaction scratch, 3 per body.
+    float* node_friction;   ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
+    dfm_xform* detect_pose; ///< CPU detection's shared values (dfm_detect_cache): a start pose per shape,
+    float* detect_speed;    ///< |v| per particle,
+    float* detect_corner;   ///< 4 per particle (shape-local position, SDF value),
+    int32_t* detect_corner_shape; ///< per particle.
+    dfm_contact_records scratch;  ///< Parallel CPU detection: room for a record per candidate (allocated on
+                                  ///< first use with more than one thread).
+    int64_t generation;           ///< Bumped by every rebuild (the CUDA backend re-uploads then).
+    dfm_cpu_rigid_broad broad;    ///< CPU: the BVH selection of the candidates (issue 16; plugin/step.c decides).
+    int64_t broad_logged;         ///< Generation * 2 + on of the last logged broad-phase choice.
+    int64_t broad_counted;        ///< Generation broad_cullable and broad_features were counted for.
+    int64_t broad_cullable;       ///< Candidates on non-plane shapes (the ones the BVH can cull).
+    int64_t broad_features;       ///< Features of the non-empty candidate lists.
     int64_t dropped_last_step, dropped_total;
     int32_t last_kind_counts[3];
     float max_penetration;

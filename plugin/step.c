@@ -230,6 +230,10 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.residual = c->residual;
     cc.body_extra = c->body_extra;
     cc.node_friction = c->node_friction;
+    cc.detect.pose = c->detect_pose;
+    cc.detect.speed = c->detect_speed;
+    cc.detect.corner = c->detect_corner;
+    cc.detect.corner_shape = c->detect_corner_shape;
     cc.body_count = w->model.body_count;
     cc.body_offsets = w->model.body_offsets;
     cc.particle_body = w->model.particle_body;

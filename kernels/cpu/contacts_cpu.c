@@ -32,9 +32,24 @@
 static int32_t active_count(const dfm_contact_view* c) { return *c->count < c->capacity ? *c->count : c->capacity; }
 
 void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in) {
+    dfm_cpu_contacts_detect_cached(c, in, NULL);
+}
+
+void dfm_cpu_detect_cache_fill(const dfm_detect_cache* ch, const dfm_contact_view* c, const dfm_detect_input* in,
+                               int32_t particle_count) {
+    dfm_xform* pose = (dfm_xform*)ch->pose;
+    float* speed = (float*)ch->speed;
+    for (int32_t s = 0; s < c->shape_count; ++s) pose[s] = dfm_shape_pose(&c->shapes[s], 0);
+    for (int32_t i = 0; i < particle_count; ++i) {
+        speed[i] = dfm_v3_len(dfm_v3_load(in->v + 3 * i));
+        ch->corner_shape[i] = -1;
+    }
+}
+
+void dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch) {
     *c->count = 0;
     for (int kind = 0; kind < DFM_CANDIDATE_KINDS; ++kind)
-        for (int32_t k = 0; k < c->cand.count[kind]; ++k) dfm_detect_candidate(c, in, kind, k);
+        for (int32_t k = 0; k < c->cand.count[kind]; ++k) dfm_detect_candidate_cached(c, in, ch, kind, k);
 }
 
 /// Chunks per worker of the parallel detection (load balance: edge/face candidates cost far more

@@ -42,12 +42,23 @@ typedef struct dfm_cpu_contacts {
     const int32_t* particle_env;       ///< With `broad`: environment of each particle.
     int32_t env_count;                 ///< With `broad`: the world's environments.
     int64_t generation;                ///< With `broad`: the candidate lists' generation (dfm_contacts).
+    dfm_detect_cache detect;           ///< Storage of the serial detection's shared values (all NULL: none).
     const struct dfm_cpu_simd* simd;   ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
                                        ///< finalize's residual pass W particles at a time; NULL = scalar.
 } dfm_cpu_contacts;
 
 /// Detection over all candidates (serial, so records come out in candidate order).
 void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
+
+/// dfm_cpu_contacts_detect with the advance's shared values (ch filled by dfm_cpu_detect_cache_fill,
+/// or NULL): the same records, bitwise, with the per-shape and per-corner work done once.
+void dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch);
+
+/// Fills ch for one advance: every shape's start pose, every particle's |v|, the corner cache
+/// emptied. ch's arrays: shape_count poses, particle_count speeds and corner shapes, 4 *
+/// particle_count corner floats.
+void dfm_cpu_detect_cache_fill(const dfm_detect_cache* ch, const dfm_contact_view* c, const dfm_detect_input* in,
+                               int32_t particle_count);
 
 /// Detection split into contiguous chunks of the candidate index space, run by `threads` OpenMP
 /// workers into `scratch` (room for a record per candidate), then copied into `c`'s

@@ -227,7 +227,10 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
                                              fork ? cc->scratch : NULL, nt);
         } else if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
             dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
-        else
+        else if (cc->detect.corner) {
+            dfm_cpu_detect_cache_fill(&cc->detect, cc->view, &in, n);
+            dfm_cpu_contacts_detect_cached(cc->view, &in, &cc->detect);
+        } else
             dfm_cpu_contacts_detect(cc->view, &in);
         if (cc->view->flags & DFM_CONTACT_BODY_SOLVE) { /* thin-shell normals (contact_sheet.h) */
             const int32_t na = *cc->view->count < cc->view->capacity ? *cc->view->count : cc->view->capacity;
@@ -244,7 +247,9 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #pragma omp parallel for num_threads(nt) schedule(static) if (n >= DFM_CPU_PARALLEL_MIN)
 #endif
     for (int32_t i = 0; i < n; ++i) dfm_vbd_predict(view, i, alpha);
-    if (view->edge_start_angle) {
+    if (view->edge_start_angle && simd) {
+        dfm_cpu_simd_start_angles(simd, view, nt); /* the same angles, W hinges at a time */
+    } else if (view->edge_start_angle) {
         const int32_t ne = view->edge_count;
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(static) if (ne >= DFM_CPU_PARALLEL_MIN)

@@ -154,6 +154,36 @@ void dfm_cpu_simd_need(const dfm_cpu_simd* simd, const dfm_vbd_view* view, float
 #endif
 }
 
+#if defined(DFM_HAVE_CPU_SIMD)
+/// The hinges for angle_range.
+typedef struct angle_ctx {
+    int width;
+    const dfm_vbd_view* view;
+} angle_ctx;
+
+/// dfm_cpu_simd_start_angles for hinges [begin, end).
+static void angle_range(void* p, int32_t begin, int32_t end) {
+    const angle_ctx* s = (const angle_ctx*)p;
+    if (s->width == DFM_CPU_SIMD_AVX2_FMA)
+        dfm_cpu_simd8f_start_angles(s->view, begin, end);
+    else if (s->width == 8)
+        dfm_cpu_simd8_start_angles(s->view, begin, end);
+    else
+        dfm_cpu_simd4_start_angles(s->view, begin, end);
+}
+#endif
+
+void dfm_cpu_simd_start_angles(const dfm_cpu_simd* simd, const dfm_vbd_view* view, int nt) {
+#if defined(DFM_HAVE_CPU_SIMD)
+    angle_ctx s = {simd->width, view};
+    dfm_cpu_run(dfm_cpu_forks(nt, view->edge_count, DFM_CPU_PARALLEL_MIN), nt, view->edge_count, angle_range, &s);
+#else
+    (void)simd;
+    (void)view;
+    (void)nt;
+#endif
+}
+
 void dfm_cpu_simd_pair_eval(const dfm_cpu_simd* simd, const struct dfm_dc_pair* pairs, int32_t count, const float* x,
                             const float* dx, float radius, float k, float mu, float h, float* dist,
                             struct dfm_cpu_dc_terms* terms) {

@@ -101,6 +101,14 @@ void dfm_cpu_simd8_pair_eval(const struct dfm_dc_pair* pairs, int32_t count, con
 void dfm_cpu_simd8f_pair_eval(const struct dfm_dc_pair* pairs, int32_t count, const float* x, const float* dx,
                               float radius, float k, float mu, float h, float* dist, struct dfm_cpu_dc_terms* terms);
 
+/// Every hinge's step-start angle (dfm_vbd_edge_start_angle, bitwise) into view->edge_start_angle,
+/// W hinges at a time from view->x_prev; forks from DFM_CPU_PARALLEL_MIN hinges (cpu_threads.h).
+void dfm_cpu_simd_start_angles(const dfm_cpu_simd* simd, const dfm_vbd_view* view, int nt);
+/// dfm_cpu_simd_start_angles per width, for hinges [e0, e1).
+void dfm_cpu_simd4_start_angles(const dfm_vbd_view* view, int32_t e0, int32_t e1);
+void dfm_cpu_simd8_start_angles(const dfm_vbd_view* view, int32_t e0, int32_t e1);
+void dfm_cpu_simd8f_start_angles(const dfm_vbd_view* view, int32_t e0, int32_t e1);
+
 /// Every particle's dfm_vbd_particle_need (bitwise), W at a time: 3 floats at out + 3 i; forks over
 /// the lane groups from DFM_CPU_SOLVE_PARALLEL_MIN particles.
 void dfm_cpu_simd_need(const dfm_cpu_simd* simd, const dfm_vbd_view* view, float* out, int nt);

@@ -105,6 +105,8 @@ static inline int vany(vi m) {
     return _mm_movemask_ps((__m128)m) != 0;
 #endif
 }
+/// True when every lane of m is on.
+static inline int vall(vi m) { return vmask(m) == (1 << W) - 1; }
 /// base[idx[l]] per lane (idx: float offsets).
 static inline vf vgather(const float* base, vi idx) {
 #if W == 8
@@ -181,6 +183,17 @@ static inline m3 m3_sel(vi m, m3 a, m3 b) {
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) a.m[i][j] = vsel(m, a.m[i][j], b.m[i][j]);
     return a;
+}
+/// *f, *H = fn, Hn on the lanes in `on`, kept elsewhere; no blend when every lane is on (the
+/// same bits: a select with an all-ones mask is its first operand).
+static inline __attribute__((always_inline)) void acc_sel(vi on, v3 fn, m3 Hn, v3* f, m3* H) {
+    if (vall(on)) {
+        *f = fn;
+        *H = Hn;
+    } else {
+        *f = v3_sel(on, fn, *f);
+        *H = m3_sel(on, Hn, *H);
+    }
 }
 static inline v3 m3_col(m3 a, int j) { return (v3){a.m[0][j], a.m[1][j], a.m[2][j]}; }
 static inline vf m3_det(m3 a) {
@@ -452,16 +465,19 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
         fe = v3_sel(damp, fd, fe);
         Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
     }
-    *f = v3_sel(on, fe, *f);
-    *H = m3_sel(on, Hs, *H);
+    acc_sel(on, fe, Hs, f, H);
 }
 
-/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot: the
-/// visited corner's angle gradient *g, the angle *th (dfm_atan2f over lanes) and the lanes still on.
-static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* b, const float* x_, v3* g, vf* th) {
-    vi on = vldi(b->on);
-    v3 x[4];
-    for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+/// The vectors of dfm_bending_hinge_ over lanes that the angle gradient needs.
+typedef struct hinge_lanes {
+    v3 e, a0, b1, n1h, n2h;
+    vf le2, le, ln1, ln2;
+} hinge_lanes;
+
+/// dfm_bending_hinge_ over lanes at the hinges' vertex positions x: the angle *th (dfm_atan2f over
+/// lanes), the vectors the gradient needs, and the lanes `on` that stay non-degenerate (the angle's
+/// finiteness is the caller's test, as in the scalar code).
+static inline __attribute__((always_inline)) vi lane_hinge(const v3 x[4], vi on, hinge_lanes* g, vf* th) {
     v3 e = v3_sub(x[3], x[2]);
     v3 a0 = v3_sub(x[2], x[0]);
     v3 b0 = v3_sub(x[3], x[0]);
@@ -481,16 +497,44 @@ static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* 
     v3 n2h = v3_scale(n2, 1.0f / ln2);
     v3 eh = v3_scale(e, 1.0f / le);
     *th = vatan2(v3_dot(v3_cross(n1h, n2h), eh), v3_dot(n1h, n2h));
+    *g = (hinge_lanes){e, a0, b1, n1h, n2h, le2, le, ln1, ln2};
+    return on;
+}
+
+/// The geometry of dfm_bending_hinge_ and dfm_bending_grad_vertex_ over lanes for one slot: the
+/// visited corner's angle gradient *g, the angle *th (dfm_atan2f over lanes) and the lanes still on.
+static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* b, const float* x_, v3* g, vf* th) {
+    v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = v3_gather(x_, vldi(b->i[c]));
+    hinge_lanes h;
+    const vi on = lane_hinge(x, vldi(b->on), &h, th);
     /* The visited corner's gradient: every branch of dfm_bending_grad_vertex_, picked per lane. */
     const vi corner = vldi(b->corner);
-    v3 g0 = v3_scale(n1h, -le / ln1);
-    v3 g1 = v3_scale(n2h, -le / ln2);
-    vf t0 = -v3_dot(a0, e) / le2;
-    vf t1 = -v3_dot(b1, e) / le2;
+    v3 g0 = v3_scale(h.n1h, -h.le / h.ln1);
+    v3 g1 = v3_scale(h.n2h, -h.le / h.ln2);
+    vf t0 = -v3_dot(h.a0, h.e) / h.le2;
+    vf t1 = -v3_dot(h.b1, h.e) / h.le2;
     v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
     v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
     *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
     return on;
+}
+
+void DFM_SIMD_NAME(start_angles)(const dfm_vbd_view* v, int32_t e0, int32_t e1) {
+    for (int32_t e = e0; e < e1; e += W) {
+        const int n = e1 - e < W ? e1 - e : W;
+        int32_t idx[4][W];
+        for (int l = 0; l < W; ++l) /* padding lanes repeat the last hinge; not stored */
+            for (int c = 0; c < 4; ++c) idx[c][l] = 3 * v->edges[4 * (e + (l < n ? l : n - 1)) + c];
+        v3 x[4];
+        for (int c = 0; c < 4; ++c) x[c] = v3_gather(v->x_prev, vldi(idx[c]));
+        hinge_lanes h;
+        vf th;
+        const vi on = lane_hinge(x, vsplat(0.0f) == 0.0f, &h, &th) & vfinite(th);
+        float out[W];
+        vst(out, vsel(on, th, vsplat(NAN))); /* dfm_bending_start_angle: NaN when degenerate */
+        memcpy(v->edge_start_angle + e, out, (size_t)n * sizeof(float));
+    }
 }
 
 /// dfm_bending_force_hessian_coef over lanes for a group's hinge slots [0, n), in slot order. The
@@ -514,8 +558,7 @@ static inline __attribute__((always_inline)) void lane_edges(const edge_blk* eb,
         d = vsel(d > pi, d - 2.0f * pi, vsel(d <= -pi, d + 2.0f * pi, d));
         c = vsel(damp, c + kdl * d, c);
         hc = vsel(damp, hc + kdl, hc);
-        *f = v3_sel(on, v3_madd(*f, g, -c), *f);
-        *H = m3_sel(on, m3_add_outer(*H, g, g, hc), *H);
+        acc_sel(on, v3_madd(*f, g, -c), m3_add_outer(*H, g, g, hc), f, H);
     }
 }
 
@@ -585,8 +628,7 @@ static inline __attribute__((always_inline)) void lane_tet(const tet_blk* b, con
         fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
         Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
     }
-    *f = v3_sel(on, fe, *f);
-    *H = m3_sel(on, Hs, *H);
+    acc_sel(on, fe, Hs, f, H);
 }
 
 /// Adds the elements of group gr's lane particles to f, H in the scalar order (triangles, hinges, tets).
@@ -888,6 +930,128 @@ void DFM_SIMD_NAME(pair_eval)(const dfm_dc_pair* pairs, int32_t count, const flo
 /// about two scalar particle solves, measured, docs/perf.md issue 16).
 #define DC_LANES_MIN 2
 
+/* ---- the rigid-contact gather over lanes (kernels/shared/contact_response.h) ------------------ */
+
+/// A rotation over lanes: the vector part u and the scalar w.
+typedef struct q4 {
+    v3 u;
+    vf w;
+} q4;
+
+/// dfm_quat_rotate over lanes.
+static inline v3 q4_rotate(q4 q, v3 v) {
+    v3 t = v3_scale(v3_cross(q.u, v), vsplat(2.0f));
+    return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(q.u, t));
+}
+
+/// The shape data a record's force reads, per lane: shape si[l]'s (one splat when all lanes share it).
+typedef struct shape_lanes {
+    v3 ts, te; ///< body_start.t, body_end.t.
+    q4 qs, qe; ///< body_start.q, body_end.q.
+    vf kd;
+} shape_lanes;
+
+/// Shape sh's values as 15 floats: body_start.t, body_end.t, body_start.q, body_end.q, kd.
+static inline void shape_row(const dfm_shape_rt* sh, float v[15]) {
+    const float r[15] = {
+        sh->body_start.t.x, sh->body_start.t.y, sh->body_start.t.z, sh->body_end.t.x,   sh->body_end.t.y,
+        sh->body_end.t.z,   sh->body_start.q.x, sh->body_start.q.y, sh->body_start.q.z, sh->body_start.q.w,
+        sh->body_end.q.x,   sh->body_end.q.y,   sh->body_end.q.z,   sh->body_end.q.w,   sh->kd};
+    memcpy(v, r, sizeof r);
+}
+
+static inline shape_lanes lane_shapes(const dfm_shape_rt* shapes, const int32_t si[W]) {
+    int same = 1;
+    for (int l = 1; l < W; ++l) same &= si[l] == si[0];
+    vf a[15];
+    if (same) { /* the common case: one shape under all lanes (a cloth on a table) */
+        float v[15];
+        shape_row(&shapes[si[0]], v);
+        for (int q = 0; q < 15; ++q) a[q] = vsplat(v[q]);
+    } else {
+        float t[15][W];
+        for (int l = 0; l < W; ++l) {
+            float v[15];
+            shape_row(&shapes[si[l]], v);
+            for (int q = 0; q < 15; ++q) t[q][l] = v[q];
+        }
+        for (int q = 0; q < 15; ++q) a[q] = vld(t[q]);
+    }
+    const shape_lanes r = {
+        {a[0], a[1], a[2]}, {a[3], a[4], a[5]}, {{a[6], a[7], a[8]}, a[9]}, {{a[10], a[11], a[12]}, a[13]}, a[14]};
+    return r;
+}
+
+/// dfm_contact_gather over lanes for the lane particles p[l] with act[l] (the others get zeros):
+/// each lane's list walked in its order, one record per lane per round, its dfm_contact_geometry and
+/// dfm_contact_point_force (penalty and damping; the caller keeps the scalar path when friction is
+/// in the solve) with the scalar operations, added with its weight as the scalar gather adds it.
+static inline void lane_contact_gather(const dfm_contact_view* c, const float* d_, float h, const int32_t p[W],
+                                       const int act[W], v3* f_out, m3* H_out) {
+    int32_t node[W];
+    for (int l = 0; l < W; ++l) node[l] = act[l] ? c->head[p[l]] : -1;
+    const vf zero = vsplat(0.0f);
+    v3 fs = {zero, zero, zero};
+    m3 Hs = m3_zero();
+    for (;;) {
+        int32_t kk[W], k3[W], wi[W], si[W], ci[3][W];
+        int any = 0;
+        for (int l = 0; l < W; ++l) any |= node[l] >= 0;
+        if (!any) break;
+        int32_t k0 = 0; /* off lanes read a live record's data (never used) */
+        for (int l = 0; l < W; ++l)
+            if (node[l] >= 0) k0 = node[l] / 3;
+        int32_t onl[W];
+        for (int l = 0; l < W; ++l) {
+            const int32_t k = node[l] >= 0 ? node[l] / 3 : k0;
+            onl[l] = node[l] >= 0 ? -1 : 0;
+            kk[l] = k;
+            k3[l] = 3 * k;
+            wi[l] = node[l] >= 0 ? node[l] : 3 * k;
+            si[l] = c->rec.shape[k];
+            for (int j = 0; j < 3; ++j) ci[j][l] = c->rec.corners[3 * k + j];
+        }
+        const vi on = vldi(onl), kv = vldi(k3), kr = vldi(kk);
+        /* dfm_contact_geometry */
+        v3 dc = {zero, zero, zero};
+        for (int j = 0; j < 3; ++j) {
+            const vi valid = vldi(ci[j]) >= 0;
+            int32_t off[W];
+            for (int l = 0; l < W; ++l) off[l] = ci[j][l] >= 0 ? 3 * ci[j][l] : 0;
+            const v3 dj = v3_gather(d_, vldi(off));
+            const vf bj = vgather(c->rec.bary, kv + j);
+            dc = v3_sel(valid, v3_madd(dc, dj, bj), dc);
+        }
+        const shape_lanes sh = lane_shapes(c->shapes, si);
+        const v3 bp = v3_gather(c->rec.body_point, kv);
+        const v3 db = v3_add(v3_sub(sh.te, sh.ts), v3_sub(q4_rotate(sh.qe, bp), q4_rotate(sh.qs, bp)));
+        const v3 D = v3_sub(dc, db);
+        const v3 n = v3_gather(c->rec.normal, kv);
+        const vf pen = vgather(c->rec.pen0, kr) - v3_dot(n, D);
+        /* dfm_contact_point_force */
+        const vi in = pen > 0.0f;
+        const vf kp = vgather(c->rec.penalty, kr);
+        const vf fn = kp * pen;
+        v3 f = v3_scale(n, fn);
+        m3 H = m3_add_outer(m3_zero(), n, n, kp);
+        const vf dn = v3_dot(n, D);
+        const vi damp = (dn < 0.0f) & (sh.kd > 0.0f);
+        const vf kdh = sh.kd / h;
+        f = v3_sel(damp, v3_madd(f, n, -kdh * dn), f);
+        H = m3_sel(damp, m3_add_outer(H, n, n, kdh), H);
+        f = v3_sel(in, f, (v3){zero, zero, zero});
+        H = m3_sel(in, H, m3_zero());
+        /* dfm_contact_gather's sums */
+        const vf w = vgather(c->rec.bary, vldi(wi));
+        fs = v3_sel(on, v3_madd(fs, f, w), fs);
+        Hs = m3_sel(on, m3_add(Hs, m3_scale(H, w * w)), Hs);
+        for (int l = 0; l < W; ++l)
+            if (node[l] >= 0) node[l] = c->next[node[l]];
+    }
+    *f_out = fs;
+    *H_out = Hs;
+}
+
 /// Solves lane groups [g0, g1): every dynamic lane particle, or with deformable contact (dc not
 /// NULL) those of sub-colour `sub` (the others are inactive lanes: nothing of theirs is written).
 static inline __attribute__((always_inline)) void solve_groups(const void* layout, const dfm_vbd_view* view,
@@ -912,6 +1076,20 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
         /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
            particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
         float fl[3][W], Hl[9][W], gap[W];
+        /* The rigid contacts of the lanes in lanes (bitwise dfm_cpu_contact_terms) on the gather path
+           without friction in the solve (that and the legacy scatter keep the per-lane scalar start). */
+        const int lanes_gather = !dc && cc && cc->gather &&
+                                 !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE));
+        float cfl[3][W], cHl[9][W];
+        if (lanes_gather) {
+            v3 cf;
+            m3 cH;
+            lane_contact_gather(cc->view, view->d, view->h, gr->p, act, &cf, &cH);
+            vst(cfl[0], cf.x);
+            vst(cfl[1], cf.y);
+            vst(cfl[2], cf.z);
+            for (int q = 0; q < 9; ++q) vst(cHl[q], cH.m[q / 3][q % 3]);
+        }
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
             dfm_v3 fs = dfm_v3_zero();
@@ -923,6 +1101,12 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
                 dfm_cpu_contact_terms(view, cc, p, &fc, &Hc);
                 gap[l] = lane_pairs(view, &dc->view, p, &fc, &Hc);
                 dfm_vbd_particle_base(view, p, fc, Hc, &fs, &Hm);
+            } else if (act[l] && lanes_gather) { /* dfm_cpu_particle_start with the contacts gathered above */
+                dfm_vbd_particle_base(view, p, dfm_v3_make(cfl[0][l], cfl[1][l], cfl[2][l]),
+                                      (dfm_m33){{{cHl[0][l], cHl[1][l], cHl[2][l]},
+                                                 {cHl[3][l], cHl[4][l], cHl[5][l]},
+                                                 {cHl[6][l], cHl[7][l], cHl[8][l]}}},
+                                      &fs, &Hm);
             } else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
             fl[0][l] = fs.x;

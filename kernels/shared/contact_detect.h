@@ -53,6 +53,29 @@ DFM_HD dfm_xform dfm_shape_pose(const dfm_shape_rt* s, int end) {
     return dfm_xform_mul(end ? s->body_end : s->body_start, s->local);
 }
 
+/// Values of one advance that candidates share, computed once instead of per candidate (P3; the
+/// CPU's detection, contacts_cpu.c). Every pointer may be NULL, and so may the cache itself (CUDA):
+/// the value is then computed per candidate. Cached or not, a value is the same expression of the
+/// same inputs, so the records are bitwise the same.
+typedef struct dfm_detect_cache {
+    const dfm_xform* pose; ///< Per shape: dfm_shape_pose(s, 0).
+    const float* speed;    ///< Per particle: |v|, m/s.
+    float* corner;         ///< 4 per particle: its shape-local position at the start of the advance and its SDF
+                           ///< value (dfm_detect_sdf) under shape corner_shape[p]; written on a miss. Needs a
+                           ///< single writer (serial detection).
+    int32_t* corner_shape; ///< Per particle: the shape whose values `corner` holds, -1 = none (reset every advance).
+} dfm_detect_cache;
+
+/// Shape si's start pose (dfm_shape_pose(s, 0)), from the cache when it holds one.
+DFM_HD dfm_xform dfm_detect_pose(const dfm_detect_cache* ch, const dfm_shape_rt* s, int32_t si) {
+    return ch && ch->pose ? ch->pose[si] : dfm_shape_pose(s, 0);
+}
+
+/// |v| of particle p, from the cache when it holds one.
+DFM_HD float dfm_detect_speed(const dfm_detect_input* in, const dfm_detect_cache* ch, int32_t p) {
+    return ch && ch->speed ? ch->speed[p] : dfm_v3_len(dfm_v3_load(in->v + 3 * p));
+}
+
 /// True when the box [lo - grow, hi + grow] overlaps the shape's AABB (always for planes).
 DFM_HD int dfm_shape_aabb_hit(const dfm_shape_rt* s, const float lo[3], const float hi[3], float grow) {
     if (s->is_plane) return 1;
@@ -90,6 +113,37 @@ DFM_HD float dfm_detect_sdf(const dfm_contact_view* c, const dfm_shape_geom* g, 
     return dfm_shape_sdf(g, p, grad);
 }
 
+/// dfm_detect_sdf at p, with the unit gradient into *grad when `convex` (dfm_shape_sdf_is_convex):
+/// for every convex type the value does not depend on whether the gradient is asked
+/// (sdf_shapes.h), so one evaluation serves a cull on the value and a prune on the tangent plane.
+DFM_HD float dfm_detect_sdf_at(const dfm_contact_view* c, const dfm_shape_geom* g, dfm_v3 p, int convex, dfm_v3* grad) {
+    return convex ? dfm_shape_sdf(g, p, grad) : dfm_detect_sdf(c, g, p, (dfm_v3*)0);
+}
+
+/// Particle p's shape-local position under shape si (start pose `pose`); with a corner cache, read
+/// from it or, on a miss, computed and stored together with its SDF value.
+DFM_HD dfm_v3 dfm_detect_local(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                               const dfm_shape_rt* s, int32_t si, dfm_xform pose, int32_t p) {
+    if (ch && ch->corner && ch->corner_shape[p] == si)
+        return dfm_v3_make(ch->corner[4 * p], ch->corner[4 * p + 1], ch->corner[4 * p + 2]);
+    dfm_v3 q = dfm_xform_point_inv(pose, dfm_v3_load(in->x + 3 * p));
+    if (ch && ch->corner) {
+        float* e = ch->corner + 4 * p;
+        e[0] = q.x, e[1] = q.y, e[2] = q.z;
+        e[3] = dfm_detect_sdf(c, &s->geom, q, (dfm_v3*)0);
+        ch->corner_shape[p] = si;
+    }
+    return q;
+}
+
+/// The SDF value (dfm_detect_sdf) at particle p's shape-local position q under shape si (q from
+/// dfm_detect_local), from the corner cache when it holds it.
+DFM_HD float dfm_detect_corner_phi(const dfm_contact_view* c, const dfm_detect_cache* ch, const dfm_shape_rt* s,
+                                   int32_t si, int32_t p, dfm_v3 q) {
+    if (ch && ch->corner && ch->corner_shape[p] == si) return ch->corner[4 * p + 3];
+    return dfm_detect_sdf(c, &s->geom, q, (dfm_v3*)0);
+}
+
 /// Emits the record of a hit at shape-local point `q` (on the feature) with distance phi and
 /// local gradient gl.
 DFM_HD void dfm_detect_hit(const dfm_contact_view* c, const dfm_shape_rt* s, int32_t cand, int32_t shape,
@@ -101,55 +155,58 @@ DFM_HD void dfm_detect_hit(const dfm_contact_view* c, const dfm_shape_rt* s, int
     dfm_contact_emit(c, cand, shape, c0, c1, c2, w0, w1, w2, n_world, body_point, radius, radius + s->margin - phi);
 }
 
-/// Particle candidate k (pair k of the particle list).
-DFM_HD void dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_input* in, int32_t k) {
+/// Particle candidate k (pair k of the particle list); ch: NULL or the advance's shared values.
+DFM_HD void dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                                int32_t k) {
     const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_PARTICLE];
     int32_t p = c->feat_particles[pairs[2 * k]], si = pairs[2 * k + 1];
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 x = dfm_v3_load(in->x + 3 * p);
     float r = in->radius[p];
-    float thr = r + s->margin + s->gap + dfm_v3_len(dfm_v3_load(in->v + 3 * p)) * in->h;
+    float thr = r + s->margin + s->gap + dfm_detect_speed(in, ch, p) * in->h;
     if (!(c->flags & DFM_DISABLE_AABB_CULL)) {
         float lo[3] = {x.x, x.y, x.z};
         if (!dfm_shape_aabb_hit(s, lo, lo, thr)) return;
     }
-    dfm_xform pose = dfm_shape_pose(s, 0);
-    dfm_v3 q = dfm_xform_point_inv(pose, x);
+    dfm_xform pose = dfm_detect_pose(ch, s, si);
+    dfm_v3 q = dfm_detect_local(c, in, ch, s, si, pose, p);
     dfm_v3 gl;
     float phi = dfm_shape_sdf(&s->geom, q, &gl);
     if (!(phi < thr)) return;
     dfm_detect_hit(c, s, k, si, pose, q, phi, gl, p, -1, -1, 1.0f, 0.0f, 0.0f, r);
 }
 
-/// Edge candidate k (pair k of the edge list).
-DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* in, int32_t k) {
+/// Edge candidate k (pair k of the edge list); ch: NULL or the advance's shared values.
+DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                            int32_t k) {
     const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_EDGE];
     int32_t e = pairs[2 * k], si = pairs[2 * k + 1];
     int32_t p0 = c->feat_edges[2 * e], p1 = c->feat_edges[2 * e + 1];
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 a = dfm_v3_load(in->x + 3 * p0), b = dfm_v3_load(in->x + 3 * p1);
     float r = dfm_fmaxf(in->radius[p0], in->radius[p1]);
-    float speed = dfm_fmaxf(dfm_v3_len(dfm_v3_load(in->v + 3 * p0)), dfm_v3_len(dfm_v3_load(in->v + 3 * p1)));
+    float speed = dfm_fmaxf(dfm_detect_speed(in, ch, p0), dfm_detect_speed(in, ch, p1));
     float thr = r + s->margin + s->gap + speed * in->h;
     if (!(c->flags & DFM_DISABLE_AABB_CULL)) {
         float lo[3] = {dfm_fminf(a.x, b.x), dfm_fminf(a.y, b.y), dfm_fminf(a.z, b.z)};
         float hi[3] = {dfm_fmaxf(a.x, b.x), dfm_fmaxf(a.y, b.y), dfm_fmaxf(a.z, b.z)};
         if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return;
     }
-    dfm_xform pose = dfm_shape_pose(s, 0);
-    dfm_v3 la = dfm_xform_point_inv(pose, a), lb = dfm_xform_point_inv(pose, b);
+    dfm_xform pose = dfm_detect_pose(ch, s, si);
+    dfm_v3 la = dfm_detect_local(c, in, ch, s, si, pose, p0), lb = dfm_detect_local(c, in, ch, s, si, pose, p1);
     /* Lipschitz cull: the SDF changes at most 1 per metre, so nothing on the edge is closer
      * than phi(mid) - |b - a| / 2. */
     dfm_v3 mid = dfm_v3_scale(dfm_v3_add(la, lb), 0.5f);
-    if (dfm_detect_sdf(c, &s->geom, mid, (dfm_v3*)0) > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
-    float corner_phi = dfm_fminf(dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
-                                 dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0));
-    if (dfm_shape_sdf_is_convex(&s->geom)) {
+    const int convex = dfm_shape_sdf_is_convex(&s->geom);
+    dfm_v3 gm = dfm_v3_zero();
+    const float pm = dfm_detect_sdf_at(c, &s->geom, mid, convex, &gm);
+    if (pm > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
+    float corner_phi = dfm_fminf(dfm_detect_corner_phi(c, ch, s, si, p0, la),
+                                 dfm_detect_corner_phi(c, ch, s, si, p1, lb));
+    if (convex) {
         /* Convex SDF: the tangent plane at the midpoint bounds phi on the edge from below. If even
          * that bound cannot get deeper than the corners by the feature depth, the record would be
          * rejected below: skip the 27-evaluation search (a cloth lying on a box or plane). */
-        dfm_v3 gm;
-        float pm = dfm_shape_sdf(&s->geom, mid, &gm);
         float lower = pm - 0.5f * fabsf(dfm_v3_dot(gm, dfm_v3_sub(lb, la)));
         if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
     }
@@ -164,17 +221,17 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
     dfm_detect_hit(c, s, g, si, pose, q, phi, gl, p0, p1, -1, 1.0f - u, u, 0.0f, r);
 }
 
-/// Face candidate k (pair k of the face list).
-DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* in, int32_t k) {
+/// Face candidate k (pair k of the face list); ch: NULL or the advance's shared values.
+DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                            int32_t k) {
     const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_FACE];
     int32_t f = pairs[2 * k], si = pairs[2 * k + 1];
     int32_t p0 = c->feat_faces[3 * f], p1 = c->feat_faces[3 * f + 1], p2 = c->feat_faces[3 * f + 2];
     const dfm_shape_rt* s = &c->shapes[si];
     dfm_v3 a = dfm_v3_load(in->x + 3 * p0), b = dfm_v3_load(in->x + 3 * p1), d = dfm_v3_load(in->x + 3 * p2);
     float r = dfm_fmaxf(in->radius[p0], dfm_fmaxf(in->radius[p1], in->radius[p2]));
-    float speed = dfm_fmaxf(
-        dfm_v3_len(dfm_v3_load(in->v + 3 * p0)),
-        dfm_fmaxf(dfm_v3_len(dfm_v3_load(in->v + 3 * p1)), dfm_v3_len(dfm_v3_load(in->v + 3 * p2))));
+    float speed = dfm_fmaxf(dfm_detect_speed(in, ch, p0),
+                            dfm_fmaxf(dfm_detect_speed(in, ch, p1), dfm_detect_speed(in, ch, p2)));
     float thr = r + s->margin + s->gap + speed * in->h;
     if (!(c->flags & DFM_DISABLE_AABB_CULL)) {
         float lo[3] = {dfm_fminf(a.x, dfm_fminf(b.x, d.x)), dfm_fminf(a.y, dfm_fminf(b.y, d.y)),
@@ -183,21 +240,23 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
                        dfm_fmaxf(a.z, dfm_fmaxf(b.z, d.z))};
         if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return;
     }
-    dfm_xform pose = dfm_shape_pose(s, 0);
-    dfm_v3 la = dfm_xform_point_inv(pose, a), lb = dfm_xform_point_inv(pose, b), ld = dfm_xform_point_inv(pose, d);
+    dfm_xform pose = dfm_detect_pose(ch, s, si);
+    dfm_v3 la = dfm_detect_local(c, in, ch, s, si, pose, p0), lb = dfm_detect_local(c, in, ch, s, si, pose, p1),
+           ld = dfm_detect_local(c, in, ch, s, si, pose, p2);
     dfm_v3 cen = dfm_v3_scale(dfm_v3_add(dfm_v3_add(la, lb), ld), 1.0f / 3.0f);
     float reach = dfm_fmaxf(dfm_v3_len(dfm_v3_sub(la, cen)),
                             dfm_fmaxf(dfm_v3_len(dfm_v3_sub(lb, cen)), dfm_v3_len(dfm_v3_sub(ld, cen))));
-    if (dfm_detect_sdf(c, &s->geom, cen, (dfm_v3*)0) > thr + reach) return;
+    const int convex = dfm_shape_sdf_is_convex(&s->geom);
+    dfm_v3 gc = dfm_v3_zero();
+    const float pc = dfm_detect_sdf_at(c, &s->geom, cen, convex, &gc);
+    if (pc > thr + reach) return;
     float corner_phi = dfm_fminf(
-        dfm_detect_sdf(c, &s->geom, la, (dfm_v3*)0),
-        dfm_fminf(dfm_detect_sdf(c, &s->geom, lb, (dfm_v3*)0), dfm_detect_sdf(c, &s->geom, ld, (dfm_v3*)0)));
-    if (dfm_shape_sdf_is_convex(&s->geom)) {
+        dfm_detect_corner_phi(c, ch, s, si, p0, la),
+        dfm_fminf(dfm_detect_corner_phi(c, ch, s, si, p1, lb), dfm_detect_corner_phi(c, ch, s, si, p2, ld)));
+    if (convex) {
         /* Convex SDF: the tangent plane at the centroid bounds phi on the face from below (its
          * minimum over the triangle is at a corner). Skip the ~480-evaluation Frank-Wolfe search
          * when even that bound cannot pass the feature-depth test below. */
-        dfm_v3 gc;
-        float pc = dfm_shape_sdf(&s->geom, cen, &gc);
         float lower = pc +
                       dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(la, cen)),
                                 dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(lb, cen)), dfm_v3_dot(gc, dfm_v3_sub(ld, cen))));
@@ -217,13 +276,19 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
 }
 
 /// Candidate k of list `kind` (pair k of that list; its global index is
-/// dfm_contact_candidates_first(kind) + k).
-DFM_HD void dfm_detect_candidate(const dfm_contact_view* c, const dfm_detect_input* in, int kind, int32_t k) {
+/// dfm_contact_candidates_first(kind) + k); ch: NULL or the advance's shared values.
+DFM_HD void dfm_detect_candidate_cached(const dfm_contact_view* c, const dfm_detect_input* in,
+                                        const dfm_detect_cache* ch, int kind, int32_t k) {
     switch (kind) {
-    case DFM_CANDIDATE_PARTICLE: dfm_detect_particle(c, in, k); break;
-    case DFM_CANDIDATE_EDGE: dfm_detect_edge(c, in, k); break;
-    default: dfm_detect_face(c, in, k); break;
+    case DFM_CANDIDATE_PARTICLE: dfm_detect_particle(c, in, ch, k); break;
+    case DFM_CANDIDATE_EDGE: dfm_detect_edge(c, in, ch, k); break;
+    default: dfm_detect_face(c, in, ch, k); break;
     }
+}
+
+/// dfm_detect_candidate_cached without shared values (CUDA: one thread per candidate).
+DFM_HD void dfm_detect_candidate(const dfm_contact_view* c, const dfm_detect_input* in, int kind, int32_t k) {
+    dfm_detect_candidate_cached(c, in, (const dfm_detect_cache*)0, kind, k);
 }
 
 #endif
