@@ -176,7 +176,17 @@ static void cubes_n(int count, int settle) {
           "cubes%d cuda: the floor's reaction is off the weights by %.3f%% of the weight above the bottom cube "
           "(bound 1%%; cpu %.3f%%)",
           count, 100.0 * eg, 100.0 * ec);
-    CHECK(gg > 0.0, "cubes%d cuda: the cubes interpenetrate (smallest gap %g m, bound > 0; cpu %g m)", count, gg, gc);
+    /* the gap here is between z extents (a cube's lowest vertex over the highest of the one below),
+       a signed distance only while the cubes stay level: two cubes do (0.0048 m on both backends,
+       H200 session 12), three tilt by under a degree, and the extents then overlap on both
+       backends (cpu -0.0008, cuda -0.0003 m) while the faces' signed distance stays above r / 2
+       (test_physics_deform_contact cubes3 and its CUDA run check that). So: > 0 for two, within
+       r / 2 of the CPU's for three. */
+    if (count == 2)
+        CHECK(gg > 0.0, "cubes2 cuda: the cubes interpenetrate (smallest gap %g m, bound > 0; cpu %g m)", gg, gc);
+    else
+        CHECK(fabs(gg - gc) <= 0.5 * k_radius,
+              "cubes%d cuda: the smallest z-extent gap %g m is off the cpu's %g m by more than r / 2", count, gg, gc);
 }
 
 static void cubes(void) { cubes_n(2, 60); }
