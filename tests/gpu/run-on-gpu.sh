@@ -69,16 +69,17 @@ elif [ -n "$san" ]; then
   step racecheck_deform "$san" --tool racecheck --error-exitcode 1 \
     build-gpu/tests/gpu/test_gpu_deform_contact_parity --small
   # The per-body sweeps (DFM_CUDA_BODY_SWEEP=1, 2 and 3: shared-memory staging, block barriers per
-  # color). The resident sweep (mode 3: element data staged too) first on its own, so that its
-  # racecheck and synccheck finish even when the full runs below are cut short.
-  step racecheck_resident "$san" --tool racecheck --error-exitcode 1 \
-    build-gpu/tests/gpu/test_gpu_body_sweep --small --resident-only
-  step synccheck_resident "$san" --tool synccheck --error-exitcode 1 \
-    build-gpu/tests/gpu/test_gpu_body_sweep --small --resident-only
-  step memcheck_sweep "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
-  step racecheck_sweep "$san" --tool racecheck --error-exitcode 1 \
-    build-gpu/tests/gpu/test_gpu_body_sweep --small
-  step synccheck_sweep "$san" --tool synccheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
+  # color). Here the resident sweep (mode 3: element data staged too) in `--sanitize`, the shortest
+  # run through its kernels (the --resident-only run did not finish in 7 minutes under racecheck);
+  # racecheck runs `--race` (mode 3 alone, no per-color references: with them racecheck did not
+  # finish in 150 s). Each tool is cut at 200 s so that the steps after it still run. Every mode and
+  # scene: phase `sanitize_sweep` below.
+  step racecheck_resident timeout 200 "$san" --tool racecheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --race
+  step synccheck_resident timeout 200 "$san" --tool synccheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --sanitize
+  step memcheck_resident timeout 200 "$san" --tool memcheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --sanitize
   # The body-level solve's kernels (DFM_FEATURE_BODY_TRANSLATION): free fall, and the pinch scene.
   DFM_TEST_BACKEND=cuda step memcheck_body "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
   DFM_TEST_BACKEND=cuda step racecheck_body "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/abi/test_feature_flags
@@ -91,6 +92,14 @@ elif [ -n "$san" ]; then
     build-gpu/tests/physics/test_physics_heavy_hammock --small
 else
   status+=("sanitizer|MISSING|-")
+fi
+# The full sweep runs under the sanitizers (modes 1-3, every scene): phase `sanitize_sweep` (slow).
+if ! has sanitize_sweep || [ -z "$san" ]; then :
+else
+  step memcheck_sweep "$san" --tool memcheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
+  step racecheck_sweep "$san" --tool racecheck --error-exitcode 1 \
+    build-gpu/tests/gpu/test_gpu_body_sweep --small
+  step synccheck_sweep "$san" --tool synccheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --small
 fi
 # The slow sanitizer runs (racecheck of the coupling's and the body-level solve's block-per-body
 # kernels: ~4 min each on the H200), phase `sanitize_slow`, not in the default phases.

@@ -22,7 +22,14 @@
 /// mode throughout. The knobs are read at world creation; bad values are refused. `--small`: 25
 /// steps a run instead of 60 (for compute-sanitizer; the pinch's pads touch the cloth from about
 /// step 10). `--resident-only`: only the runs of mode 3 and their per-color references (the
-/// sanitizer phase's racecheck of the new kernel). Skips (77) without a usable CUDA device.
+/// sanitizer phase's racecheck of the new kernel). `--sanitize`: the shortest run that still reaches
+/// every resident-sweep kernel (mode 3 only, 12 steps: the pinch with contacts, the soft cube's tet-only
+/// kernel, the 24 x 24 cloth above 48 KB), for racecheck and synccheck, whose cost grows with every shared
+/// access (the full `--resident-only` run did not finish in 7 minutes under racecheck on the H200).
+/// `--race`: mode 3 runs alone, no per-color reference (racecheck instruments every kernel; the
+/// `--sanitize` run's references did not finish in 150 s under it): the pinch for 12 steps (its pads
+/// touch from about step 10) and 2 steps of the 24 x 24 cloth, each checked only for the resident tier.
+/// Skips (77) without a usable CUDA device.
 #define _POSIX_C_SOURCE 200112L /* setenv, unsetenv */
 #include <stdlib.h>
 
@@ -34,6 +41,8 @@ static int32_t g_steps = 60;
 /// --resident-only: only the runs that involve mode 3 (and their references), for the slower
 /// compute-sanitizer tools.
 static int g_resident_only = 0;
+/// --sanitize: mode 3 only, the fewest scenes and steps that reach its kernels.
+static int g_sanitize = 0;
 
 /// Every color tiled (DFM_CUDA_TILED_MAX above any color).
 #define ALL_TILED "2147483647"
@@ -271,10 +280,38 @@ static void bad_knob(const char* name, const char* value) {
     if (w) dfm_world_destroy(w);
 }
 
+/// --race: the resident kernels alone (both layouts), each run checked for its tier only.
+static int race_only(void) {
+    const char* layouts[2] = {ALL_TILED, ALL_SERIAL};
+    for (int l = 0; l < 2; ++l) {
+        gcs_run_desc pinch = {DFM_BACKEND_CUDA, 0u, 1, 1, 12, gcs_pinch, gcs_pinch_drive, 0};
+        gcs_run_desc big = {DFM_BACKEND_CUDA, 0u, 1, 1, 2, cloth_24, NULL, 0};
+        sweep_seen seen;
+        gcs_run_result r = run_seen("3", layouts[l], NULL, pinch, 0.0f, &seen);
+        if (r.skipped) return 77;
+        tiers("cloth pinch (race)", l ? "serial" : "tiled", &seen, 1, 0, 0);
+        free(r.x);
+        r = run_seen("3", layouts[l], NULL, big, 0.0f, &seen);
+        tiers("24 x 24 cloth (race)", l ? "serial" : "tiled", &seen, 1, 0, 0);
+        free(r.x);
+    }
+    return dfm_test_finish("test_gpu_body_sweep --race");
+}
+
 int main(int argc, char** argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a sanitizer run cut by a timeout still shows how far it got */
     for (int k = 1; k < argc; ++k) {
         if (strcmp(argv[k], "--small") == 0) g_steps = 25;
         if (strcmp(argv[k], "--resident-only") == 0) g_resident_only = 1;
+        if (strcmp(argv[k], "--sanitize") == 0) g_sanitize = g_resident_only = 1, g_steps = 12;
+    }
+    for (int k = 1; k < argc; ++k)
+        if (strcmp(argv[k], "--race") == 0) return race_only();
+    if (g_sanitize) {
+        if (pair("cloth pinch (contacts)", gcs_pinch, gcs_pinch_drive, 1, 0.0f)) return 77;
+        pair("soft cube (tet-only kernel)", gcs_soft_cube, NULL, 1, 0.0f);
+        large_body();
+        return dfm_test_finish("test_gpu_body_sweep --sanitize");
     }
     if (pair("cloth pinch (contacts)", gcs_pinch, gcs_pinch_drive, 1, 0.0f)) return 77;
     pair("cloth pinch, penalty ramp (a launch per iteration)", gcs_pinch, gcs_pinch_drive, 1, 1e5f);
