@@ -18,7 +18,8 @@
 ///   - no cloth particle deeper than 5 mm inside the box (2.5x the particle radius);
 ///   - the reaction the contacts report over the last 0.5 s averages the box's weight within 5%
 ///     (at rest the box's momentum does not change; 5% allows the cloth's residual swing).
-/// Debugging: DFM_ONLY="<kg>,<1 implicit | 0 explicit>" runs one case, DFM_TRACE=1 prints the box every 12 ticks.
+/// Debugging: DFM_ONLY="<kg>,<1 implicit | 0 explicit>" runs one case, DFM_TRACE=1 prints the box every 12 ticks,
+/// DFM_DROP_OFFSET=<m> drops the box that far off centre along x (how sensitive the outcome is to a perturbation).
 ///
 /// `--parity` (CTest test_gpu_coupling_parity, label gpu;parity; skips with 77 without a GPU) runs
 /// the implicit cases on the CUDA backend and on the CPU; both must pass the checks above, and:
@@ -36,6 +37,7 @@
 #include <string.h>
 
 #include "dfm_test.h"
+#include "dfm_test_energy.h"
 #include "dfm_test_shapes.h"
 
 enum { RES = 15 };
@@ -75,6 +77,9 @@ static void rotate_inv(const double* q, const double* p, double* l) {
 
 typedef struct outcome {
     double rest_speed, rest_spin, sag, deepest, rest_force_z, rest_impulse_z, weight;
+    double energy_rise;   /* largest rise of the whole system's energy (box + cloth) above its lowest value
+                             before, J */
+    double drop_energy;   /* the box's drop: m g 0.25 m, J */
     double apex_growth; /* largest rise of the box's energy at an apex over the one before, as a height:
                            (E - E_prev) / (m g), m (the box's energy growing) */
     int apexes;
@@ -101,15 +106,18 @@ static outcome run(double mass, int implicit, int backend, double* z_trace) {
     host_box b;
     memset(&b, 0, sizeof(b));
     b.x[2] = kPinZ + 0.25;
+    if (getenv("DFM_DROP_OFFSET")) b.x[0] = atof(getenv("DFM_DROP_OFFSET")); /* m along x: a perturbation probe */
     b.q[3] = 1.0;
     b.mass = mass;
     b.inertia = mass * (2.0 * kHalf) * (2.0 * kHalf) / 6.0;
+    if (getenv("DFM_INERTIA_SCALE")) b.inertia *= atof(getenv("DFM_INERTIA_SCALE")); /* probe */
     dfm_shape_def sd = dfm_shape_def_default();
     sd.type = DFM_SHAPE_BOX;
     sd.host_body = 7;
     sd.half_extents[0] = sd.half_extents[1] = sd.half_extents[2] = kHalf;
     sd.ke = 2000.0f * (float)mass; /* sample 08's box material (1 kg), stiffened with the load */
     sd.kd = 10.0f;
+    if (getenv("DFM_BOX_MU")) sd.mu = (float)atof(getenv("DFM_BOX_MU")); /* probe */
     dfm_shape_id box = dfm_test_add_shape(w, sd, 0.0f, 0.0f, (float)b.x[2], NULL);
     dfm_host_body_dynamics dyn;
     memset(&dyn, 0, sizeof(dyn));
@@ -126,6 +134,9 @@ static outcome run(double mass, int implicit, int backend, double* z_trace) {
     int rest_samples = 0, touched = 0;
     double last_apex = INFINITY, prev_vz = 0.0;
     o.apex_growth = -INFINITY;
+    o.drop_energy = mass * kG * 0.25;
+    double e_low = INFINITY;
+    const float gvec[3] = {0.0f, 0.0f, -kG};
     for (int t = 0; t < ticks; ++t) {
         const double x0[3] = {b.x[0], b.x[1], b.x[2]}, q0[4] = {b.q[0], b.q[1], b.q[2], b.q[3]};
         /* free motion: gravity only (semi-implicit Euler) */
@@ -179,6 +190,19 @@ static outcome run(double mass, int implicit, int backend, double* z_trace) {
             ++o.apexes;
         }
         prev_vz = b.v[2];
+        {
+            const dfm_test_energy_parts ce = dfm_test_energy(w, cloth, gvec);
+            const double v2 = b.v[0] * b.v[0] + b.v[1] * b.v[1] + b.v[2] * b.v[2];
+            const double w2 = b.w[0] * b.w[0] + b.w[1] * b.w[1] + b.w[2] * b.w[2];
+            const double eb = mass * kG * b.x[2] + 0.5 * mass * v2 + 0.5 * b.inertia * w2;
+            const double e = eb + dfm_test_energy_total(&ce);
+            if (t > 0) o.energy_rise = fmax(o.energy_rise, e - e_low);
+            e_low = fmin(e_low, e);
+            if (getenv("DFM_TRACE_ENERGY") && t % 12 == 0)
+                printf("t %.3f E %.4f J (box %.4f: rot %.4f; cloth kin %.4f grav %.4f membrane %.4f bending %.4f) rise %.4f\n",
+                       (t + 1) * kDt, e, eb, 0.5 * b.inertia * w2, ce.kinetic, ce.gravity, ce.membrane, ce.bending,
+                       o.energy_rise);
+        }
         if (z_trace) z_trace[t] = b.x[2];
         if (getenv("DFM_TRACE") && t % 12 == 0)
             printf("t %.3f z %.4f v %+.3f %+.3f %+.3f |w| %.3f F %+8.2f %+8.2f %+8.2f\n", (t + 1) * kDt, b.x[2], b.v[0],
@@ -229,9 +253,11 @@ static void print_outcome(const outcome* o, double mass, const char* what) {
     printf(
         "%4.0f kg box, %s: speed / spin over the last 0.5 s %.4f m/s / %.4f rad/s (limits 0.02 / 0.1); bottom %.4f m "
         "below the pins; deepest particle in the box %.4f m; mean reaction z %.3f N (weight %.3f N, ratio %.4f; "
-        "from the corrections %.3f N); %d apexes, largest energy rise %.4f m (as a height)\n",
+        "from the corrections %.3f N); %d apexes, largest energy rise %.4f m (as a height); box + cloth energy rose "
+        "%.3f J above its low (%.2f%% of the drop)\n",
         mass, what, o->rest_speed, o->rest_spin, o->sag, o->deepest, o->rest_force_z, o->weight,
-        o->rest_force_z / o->weight, o->rest_impulse_z, o->apexes, o->apex_growth);
+        o->rest_force_z / o->weight, o->rest_impulse_z, o->apexes, o->apex_growth, o->energy_rise,
+        100.0 * o->energy_rise / o->drop_energy);
 }
 
 /// --parity: CUDA against the CPU: each backend's physical checks, and the 1 kg box's resting sag;
