@@ -34,24 +34,3 @@ void dfm_cpu_solve_host_bodies(const dfm_cpu_host_solve* hs, const dfm_contact_v
     }
     dfm_cpu_place_host_shapes(hs, 0);
 }
-
-void dfm_cpu_host_bodies_take_friction(const dfm_cpu_host_solve* hs, const dfm_contact_view* c, const float* d,
-                                       const float* node_force, float h) {
-    const int32_t na = c && c->count ? (*c->count < c->capacity ? *c->count : c->capacity) : 0;
-    if (!node_force || na == 0 || hs->count == 0) return;
-    int any = 0;
-    for (int32_t b = 0; b < hs->count; ++b) { /* per body: one sum in record order (deterministic) */
-        dfm_v3 F = dfm_v3_zero(), T = dfm_v3_zero();
-        const dfm_xform pose = dfm_host_body_pose(&hs->bodies[b]);
-        for (int32_t k = 0; k < na; ++k) {
-            if (hs->shape_host[c->rec.shape[k]] != b) continue;
-            dfm_v3 f, t;
-            dfm_host_record_friction(c, d, node_force, k, pose, &f, &t);
-            F = dfm_v3_add(F, f);
-            T = dfm_v3_add(T, t);
-        }
-        dfm_host_body_take_force(&hs->bodies[b], F, T, h);
-        any = 1;
-    }
-    if (any) dfm_cpu_place_host_shapes(hs, 0);
-}

@@ -25,12 +25,6 @@ typedef struct dfm_cpu_host_solve {
 /// index order (deterministic).
 void dfm_cpu_solve_host_bodies(const dfm_cpu_host_solve* hs, const dfm_contact_view* c, const float* d, float h);
 
-/// After the Coulomb projection of an advance: each body takes the projection's reaction on its
-/// records (dfm_host_record_friction, at the displacements d; node_force as the projection wrote
-/// it, N per node) and its shapes move to the new end pose. Serial, record order per body.
-void dfm_cpu_host_bodies_take_friction(const dfm_cpu_host_solve* hs, const dfm_contact_view* c, const float* d,
-                                       const float* node_force, float h);
-
 /// Moves every shape of the bodies to its body's corrected end-of-advance pose (begin = 1 at the
 /// advance's start: dfm_host_shape_place).
 void dfm_cpu_place_host_shapes(const dfm_cpu_host_solve* hs, int begin);

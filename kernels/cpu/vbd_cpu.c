@@ -288,8 +288,6 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         cc->simd = simd;
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
-        if (cc->hosts && !(cc->view->flags & DFM_DISABLE_STATIC_FRICTION))
-            dfm_cpu_host_bodies_take_friction(cc->hosts, cc->view, view->d, cc->node_friction, view->h);
         if (dc) {
             const float* need = NULL; /* the lanes' dfm_vbd_particle_need (bitwise), when there are pairs */
             if (simd && dc->need && dc->pair_count > 0) {

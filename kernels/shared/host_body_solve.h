@@ -42,9 +42,6 @@ typedef struct dfm_host_record {
     dfm_v3 arm;        ///< Contact point on the shape relative to the body origin, m.
 } dfm_host_record;
 
-/// Whether the solve moves the body's rotation (an inertia was given).
-DFM_HD int dfm_host_body_rotational(const dfm_host_body_rt* b) { return dfm_m33_trace(b->inertia) > 0.0f; }
-
 /// Rotation by the rotation vector w (exact exponential map).
 DFM_HD dfm_quat dfm_quat_from_rotvec(dfm_v3 w) {
     const float a = dfm_v3_len(w);
@@ -97,40 +94,11 @@ DFM_HD void dfm_host_shape_place(const dfm_host_body_rt* b, dfm_shape_rt* s, int
 
 /// Record k of the contact view frozen for its host body (whose pose `body` the record's shape
 /// follows), at the particles' displacements d.
-/// Friction is in the body's Phi only where the particles' sweeps have it too (smoothed, in the
-/// solve: DFM_DISABLE_STATIC_FRICTION or the body-level solve). By default the particles' friction
-/// is the Coulomb projection after the sweeps, and the body takes that projection's reaction
-/// instead (dfm_host_body_take_force): a friction term of its own would drag the body with the
-/// particles' frictionless motion, a force the particles never feel back, and the pair would gain
-/// energy (issue 13 item 8: the 20 kg hammock box gained 28% of its drop energy that way).
 DFM_HD dfm_host_record dfm_host_make_record(const dfm_contact_view* c, const float* d, int32_t k, dfm_xform body) {
     dfm_host_record h;
     h.r = dfm_body_make_record(c, d, k);
-    if (!(c->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE))) h.r.mu = 0.0f;
     h.arm = dfm_v3_sub(dfm_contact_geometry(c, d, k).b, body.t);
     return h;
-}
-
-/// The force (N) and torque about the body origin (N m) that record k's Coulomb projection puts on
-/// its host body (pose `body`): minus the friction on the record's corners (node_force: 3 per node,
-/// dfm_contact_friction_particle), at the record's surface point.
-DFM_HD void dfm_host_record_friction(const dfm_contact_view* c, const float* d, const float* node_force, int32_t k,
-                                     dfm_xform body, dfm_v3* force, dfm_v3* torque) {
-    dfm_v3 f = dfm_v3_zero();
-    for (int j = 0; j < 3; ++j) f = dfm_v3_sub(f, dfm_v3_load(node_force + 3 * (3 * k + j)));
-    *force = f;
-    *torque = dfm_v3_cross(dfm_v3_sub(dfm_contact_geometry(c, d, k).b, body.t), f);
-}
-
-/// The body takes a force F (N) and torque T (N m, about its origin) over the advance of length h,
-/// backward Euler like the rest of its correction: its velocity changes by F h / m and its end pose
-/// by h times that (angular: I^-1 T h); end_advance turns the pose change into the rate.
-DFM_HD void dfm_host_body_take_force(dfm_host_body_rt* b, dfm_v3 F, dfm_v3 T, float h) {
-    if (!(b->mass > 0.0f)) return;
-    b->c = dfm_v3_madd(b->c, F, h * h / b->mass);
-    dfm_m33 inv;
-    if (dfm_host_body_rotational(b) && dfm_m33_inverse(b->inertia, 0.0f, &inv))
-        b->theta = dfm_v3_madd(b->theta, dfm_m33_mul_v3(inv, T), h * h);
 }
 
 /// The record's feature shift for q = (delta, phi): delta + phi x arm.
@@ -207,6 +175,8 @@ DFM_HD double dfm_host_phi(const dfm_host_record* rec, int32_t count, const dfm_
     return e;
 }
 
+/// Whether the solve moves the body's rotation (an inertia was given).
+DFM_HD int dfm_host_body_rotational(const dfm_host_body_rt* b) { return dfm_m33_trace(b->inertia) > 0.0f; }
 
 /// Solves A x = b for a symmetric positive definite 6x6 A (row-major, overwritten by its
 /// Cholesky factor); 0 when A is not positive definite.
