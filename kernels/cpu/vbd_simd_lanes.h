@@ -1077,8 +1077,9 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
            particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
         float fl[3][W], Hl[9][W], gap[W];
         /* The rigid contacts of the lanes in lanes (bitwise dfm_cpu_contact_terms) on the gather path
-           without friction in the solve (that and the legacy scatter keep the per-lane scalar start). */
-        const int lanes_gather = !dc && cc && cc->gather &&
+           without friction in the solve (that, a world with coupled host bodies, whose records have it,
+           and the legacy scatter keep the per-lane scalar start). */
+        const int lanes_gather = !dc && cc && cc->gather && !cc->hosts &&
                                  !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE));
         float cfl[3][W], cHl[9][W];
         if (lanes_gather) {

@@ -15,6 +15,8 @@
 ///   With DFM_DISABLE_STATIC_FRICTION the solve uses IPC-style smoothed friction on D instead,
 ///   which creeps at rest; with the body-level solve (DFM_CONTACT_BODY_SOLVE) it uses both: the
 ///   smoothed friction in the solve and the projection for the bodies that solve left sticking.
+///   Records on a dynamic host body in the solve (dfm_coupling.h) always take the smoothed friction
+///   in the solve, on both sides of the pair (dfm_contact_friction_in_solve).
 /// Corners receive w_i f and w_i^2 H.
 #ifndef DFM_CONTACT_RESPONSE_H
 #define DFM_CONTACT_RESPONSE_H
@@ -55,6 +57,19 @@ DFM_HD dfm_contact_geom dfm_contact_geometry(const dfm_contact_view* c, const fl
     return g;
 }
 
+/// Whether a record on shape s has its friction inside the solve (smoothed, IPC-style, on D) rather
+/// than the Coulomb projection after the iterations: with DFM_DISABLE_STATIC_FRICTION, with the
+/// body-level solve, and always against a dynamic host body in the solve (s->coupled). The coupled
+/// body's own solve (host_body_solve.h) takes the same smoothed friction on the same records, so
+/// the pair exchanges one friction force. The projection against a coupled body did not: it moved
+/// the particles with the body after the sweeps while the body's solve had dragged the body with the
+/// particles' frictionless motion, so each side felt a friction the other never did, and a 20 kg box
+/// on a cloth hammock gained up to 28% of its drop energy and could spin off (issue 13 item 8;
+/// docs/physics.md "Coupling: friction against a dynamic host body").
+DFM_HD int dfm_contact_friction_in_solve(const dfm_contact_view* c, const dfm_shape_rt* s) {
+    return (c->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE)) || s->coupled;
+}
+
 /// Force on the contact point and its 3x3 Hessian for record k (zero when separated).
 DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, float h, int32_t k, dfm_v3* f_out,
                                     dfm_m33* H_out) {
@@ -73,7 +88,7 @@ DFM_HD void dfm_contact_point_force(const dfm_contact_view* c, const float* d, f
             f = dfm_v3_madd(f, g.n, -(s->kd / h) * dn);
             H = dfm_m33_add_outer(H, g.n, g.n, s->kd / h);
         }
-        if (s->mu > 0.0f && (c->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE))) {
+        if (s->mu > 0.0f && dfm_contact_friction_in_solve(c, s)) {
             dfm_m33 P = dfm_m33_add_outer(dfm_m33_diag(1.0f), g.n, g.n, -1.0f); /* tangent projector */
             float limit = s->mu * fn;
             dfm_v3 u = dfm_v3_madd(D, g.n, -dn);
@@ -121,6 +136,7 @@ DFM_HD int dfm_contact_friction_correction(const dfm_contact_view* c, const uint
                                            int32_t k, dfm_v3* corr, float* W_out) {
     const dfm_shape_rt* s = &c->shapes[c->rec.shape[k]];
     if (!(s->mu > 0.0f)) return 0;
+    if (s->coupled) return 0; /* its friction is in the solve (dfm_contact_friction_in_solve) */
     /* An edge or face record whose corner already touches the same shape (penetrating particle
      * record) leaves friction to that record: at a shape's rim its lagged normal is
      * diagonal, and projecting "tangential" motion against it moved the corners along the rim

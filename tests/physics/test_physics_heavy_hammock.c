@@ -30,6 +30,10 @@
 ///     above and the differences are printed, not bounded: a bound on the sag and the mean
 ///     reaction at the end (2 cm, 5%) held in two H200 runs and failed the third (7.6 cm, 6.8%:
 ///     snapshots of an oscillation).
+/// `--energy` adds the physical check that the energy of box and cloth together never rises above its
+/// lowest value so far by more than 1% of the drop (dfm_test_energy.h): a known failure today (CPU:
+/// 1 kg 14.6%, 20 kg 11.9% of their drops, docs/physics.md "Coupling: energy"); the box-only apex
+/// check above cannot see an energy the box hands to the cloth and takes back.
 /// `--small` runs the 20 kg case for 0.25 s and checks nothing (for compute-sanitizer).
 #include <math.h>
 #include <stdio.h>
@@ -87,6 +91,8 @@ typedef struct outcome {
 
 /// backend: -1 = DFM_TEST_BACKEND's pick; z_trace (may be NULL): the box's height after each tick.
 static double g_seconds = 6.0; /* --small: 0.25 */
+/* --energy: also assert that the whole system's energy does not grow (a known failure today) */
+static int g_energy = 0;
 
 static outcome run(double mass, int implicit, int backend, double* z_trace) {
     dfm_world_def wd = dfm_world_def_default();
@@ -242,6 +248,14 @@ static void check_implicit(const outcome* o, double mass, const char* backend) {
     CHECK(fabs(o->rest_force_z - o->rest_impulse_z) < 0.1 * o->weight,
           "%s, %.0f kg box: reaction %.3f N, its corrections %.3f N", backend, mass, o->rest_force_z,
           o->rest_impulse_z);
+    /* Energy of the box and the cloth together (dfm_test_energy.h): it may only fall (damping, friction,
+     * backward Euler). Not counted: the contact penalty energy, at most sum F^2 / (2 ke) ~ 0.06 J for
+     * the 20 kg box's 500 N impacts, and the test host's own symplectic-Euler loss of m g^2 dt^2 / 2 per
+     * tick in flight; frictionless with rotation locked the rise measured 0.19% of the drop. Bound: 1%. */
+    if (g_energy)
+        CHECK(o->energy_rise < 0.01 * o->drop_energy,
+              "%s, %.0f kg box: box + cloth energy rose %.3f J above its low, %.1f%% of the drop (bound 1%%)", backend,
+              mass, o->energy_rise, 100.0 * o->energy_rise / o->drop_energy);
     if (mass < 10.0) {
         CHECK(rests, "%s, %.0f kg box does not rest", backend, mass);
         CHECK(fabs(o->rest_force_z / o->weight - 1.0) < 0.05, "%s, %.0f kg box: reaction %.4f of its weight", backend,
@@ -296,6 +310,7 @@ static int parity(void) {
 
 int main(int argc, char** argv) {
     if (argc > 1 && strcmp(argv[1], "--parity") == 0) return parity();
+    if (argc > 1 && strcmp(argv[1], "--energy") == 0) g_energy = 1;
     if (argc > 1 && strcmp(argv[1], "--small") == 0) { /* for compute-sanitizer: runs, checks nothing */
         g_seconds = 0.25;
         const outcome o = run(20.0, 1, -1, NULL);
