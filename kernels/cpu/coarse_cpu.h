@@ -57,6 +57,36 @@ struct dfm_cpu_simd;
 #define DFM_COARSE_REASSEMBLE 0
 #endif
 
+/// 0: the session-12 rule (a later correction re-assembles and re-factors on the refresh rules
+/// above, then solves directly); k >= 1: a later correction never re-factors: it solves the coarse
+/// system of the current iterate, P^T H(x) P, by k preconditioned conjugate-gradient iterations
+/// with the advance's first factor as the preconditioner (H: the current inertia, drag, contact
+/// Hessians and projected element Hessians, applied matrix-free on the particles; session 13,
+/// docs/physics.md). k = 1 is the first factor's step scaled to the current system's exact line
+/// minimum along it (a lagged factor can no longer overshoot).
+#ifndef DFM_COARSE_PCG
+#define DFM_COARSE_PCG 1
+#endif
+
+/// With DFM_COARSE_PCG: 1, the element Hessians of coarse_apply are re-evaluated at every later
+/// correction; 0, they are the advance's first correction's, re-evaluated only when the body's
+/// coarse residual grew (DFM_COARSE_REFRESH_ON_GROWTH; no re-factorisation either way).
+#ifndef DFM_COARSE_PCG_ELEMENTS
+#define DFM_COARSE_PCG_ELEMENTS 0
+#endif
+
+/// With DFM_COARSE_PCG: the factor (the preconditioner) is assembled at the first correction of
+/// every this-many-th advance (substep) and kept over the ones between (1: every advance).
+#ifndef DFM_COARSE_REFACTOR_ADVANCES
+#define DFM_COARSE_REFACTOR_ADVANCES 4
+#endif
+
+/// A correction is applied at every this-many-th call within an advance (the first included):
+/// 1 after every sweep but the last, 2 after every other one.
+#ifndef DFM_COARSE_EVERY
+#define DFM_COARSE_EVERY 1
+#endif
+
 /// The coarse level of a world: prolongation P per particle (CSR of coarse node and weight) and
 /// each body's banded coarse matrix. Built from the positions of the first step after each model
 /// rebuild; owned by the world (dfm_cpu_coarse_free).
@@ -86,6 +116,15 @@ typedef struct dfm_cpu_coarse {
     int64_t
         residual_refresh; ///< ... and those redone because the coarse residual |P^T f| grew since the last correction.
     double* rhs_norm;     ///< Per body: |P^T f|^2 at its last correction (N^2).
+    int32_t tri_total;    ///< Triangles indexed by the model (1 + the largest index in the adjacency).
+    int32_t tet_total;    ///< Tets indexed likewise.
+    float* hp;            ///< DFM_COARSE_PCG: 9 per particle, inertia + drag + contact Hessian (N/m).
+    float* ktri;          ///< DFM_COARSE_PCG: 81 per triangle, its projected Hessian blocks K[a][b] (N/m).
+    float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Gauss-Newton Hessian blocks (N/m).
+    double* pcg;          ///< DFM_COARSE_PCG: 4 coarse vectors (3 per node each) and 6 per particle of work.
+    int64_t pcg_iterations; ///< Matrix-free PCG iterations run (all bodies).
+    int64_t advances;       ///< Advances (first corrections) since the level was built.
+    int32_t advance_call;   ///< Calls of dfm_cpu_coarse_correct in this advance so far.
 } dfm_cpu_coarse;
 
 /// Builds (or rebuilds, when `generation` differs from the level's) the level for the view's
