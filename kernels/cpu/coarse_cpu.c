@@ -46,6 +46,8 @@ void dfm_cpu_coarse_free(dfm_cpu_coarse* L) {
     free(L->hp);
     free(L->ktri);
     free(L->ktet);
+    free(L->ftri);
+    free(L->ftet);
     free(L->pcg);
     memset(L, 0, sizeof(*L));
     L->generation = -1;
@@ -250,7 +252,9 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
         L->ktri = (float*)malloc(sizeof(float) * 81 * ((size_t)nt + 1));
         L->ktet = (float*)malloc(sizeof(float) * 144 * ((size_t)ne + 1));
         L->pcg = (double*)malloc(sizeof(double) * (12 * ((size_t)total + 1) + 6 * ((size_t)n + 1)));
-        ok = L->hp && L->ktri && L->ktet && L->pcg;
+        L->ftri = (float*)malloc(sizeof(float) * 6 * ((size_t)nt + 1));
+        L->ftet = (float*)malloc(sizeof(float) * 9 * ((size_t)ne + 1));
+        ok = L->hp && L->ktri && L->ktet && L->pcg && L->ftri && L->ftet;
     }
     free(node8);
     free(w8);
@@ -322,6 +326,33 @@ static int tri_hessian(const dfm_vbd_view* v, int32_t t, dfm_m33 K[3][3]) {
     return 1;
 }
 
+/// Triangle t's deformation gradient columns (6 floats) at the iterate into out.
+static void tri_F(const dfm_vbd_view* v, int32_t t, float out[6]) {
+    dfm_v3 x[3], f0, f1;
+    for (int c = 0; c < 3; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tris[3 * t + c]);
+    dfm_membrane_F_(x, v->tri_dinv + 4 * t, &f0, &f1);
+    dfm_v3_store(f0, out);
+    dfm_v3_store(f1, out + 3);
+}
+
+/// Tet t's deformation gradient (9 floats, row-major) at the iterate into out.
+static void tet_F(const dfm_vbd_view* v, int32_t t, float out[9]) {
+    dfm_v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tets[4 * t + c]);
+    const dfm_m33 F = dfm_tet_F_(x, v->tet_dminv + 9 * t);
+    memcpy(out, &F.m[0][0], sizeof(float) * 9);
+}
+
+/// 1 when the deformation gradient `now` (n floats) moved from `kept` by more than
+/// DFM_COARSE_ELEMENT_TOL of |kept| (Frobenius); `kept` is then overwritten by `now`.
+static int moved(float* kept, const float* now, int n) {
+    float d2 = 0.0f, k2 = 0.0f;
+    for (int q = 0; q < n; ++q) d2 += (now[q] - kept[q]) * (now[q] - kept[q]), k2 += kept[q] * kept[q];
+    if (d2 <= DFM_COARSE_ELEMENT_TOL * DFM_COARSE_ELEMENT_TOL * k2) return 0;
+    memcpy(kept, now, sizeof(float) * (size_t)n);
+    return 1;
+}
+
 /// Triangle t's PSD-projected exact membrane Hessian (tri_hessian) into the band.
 static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
                          int32_t nf) {
@@ -329,6 +360,7 @@ static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
     const int stiff = tri_hessian(v, t, K);
     if (L->ktri) { /* kept for the later corrections' coarse_apply (DFM_COARSE_PCG) */
         float* out = L->ktri + 81 * (size_t)t;
+        tri_F(v, t, L->ftri + 6 * (size_t)t);
         if (!stiff) memset(out, 0, sizeof(float) * 81);
         for (int a = 0; stiff && a < 3; ++a)
             for (int c = 0; c < 3; ++c) memcpy(out + 9 * (3 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
@@ -379,6 +411,7 @@ static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
     const int stiff = tet_hessian(v, t, K);
     if (L->ktet) { /* kept for the later corrections' coarse_apply (DFM_COARSE_PCG) */
         float* out = L->ktet + 144 * (size_t)t;
+        tet_F(v, t, L->ftet + 9 * (size_t)t);
         if (!stiff) memset(out, 0, sizeof(float) * 144);
         for (int a = 0; stiff && a < 4; ++a)
             for (int c = 0; c < 4; ++c) memcpy(out + 9 * (4 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
@@ -434,13 +467,20 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
     return 0;
 }
 
-/// The current element Hessians of body b (tri_hessian, tet_hessian) into L->ktri / L->ktet, each
-/// element once (from its corner 0); an element without stiffness gets zero blocks.
-static void store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b) {
+/// Body b's element Hessians (tri_hessian, tet_hessian) into L->ktri / L->ktet, each element once
+/// (from its corner 0), re-evaluated only for the elements whose deformation gradient moved by
+/// more than DFM_COARSE_ELEMENT_TOL since their blocks were evaluated (the blocks are a function
+/// of it); an element without stiffness gets zero blocks. Returns the elements re-evaluated.
+static int64_t store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b) {
+    int64_t redone = 0;
     for (int32_t i = L->body_offsets[b]; i < L->body_offsets[b + 1]; ++i) {
         for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k) {
             if (v->v_tri_items[2 * k + 1] != 0) continue;
             const int32_t t = v->v_tri_items[2 * k];
+            float F[6];
+            tri_F(v, t, F);
+            if (!moved(L->ftri + 6 * (size_t)t, F, 6)) continue;
+            ++redone;
             dfm_m33 K[3][3];
             float* out = L->ktri + 81 * (size_t)t;
             if (!tri_hessian(v, t, K)) {
@@ -453,6 +493,10 @@ static void store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, int
         for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k) {
             if (v->v_tet_items[2 * k + 1] != 0) continue;
             const int32_t t = v->v_tet_items[2 * k];
+            float F[9];
+            tet_F(v, t, F);
+            if (!moved(L->ftet + 9 * (size_t)t, F, 9)) continue;
+            ++redone;
             dfm_m33 K[4][4];
             float* out = L->ktet + 144 * (size_t)t;
             if (!tet_hessian(v, t, K)) {
@@ -463,6 +507,7 @@ static void store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, int
                 for (int c = 0; c < 4; ++c) memcpy(out + 9 * (4 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
         }
     }
+    return redone;
 }
 
 /// y += K u for one 3x3 block K (row-major floats), u and y 3 doubles.
@@ -646,7 +691,7 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
         if (pcg) {
             if (!L->factored[b]) continue;
             if (DFM_COARSE_PCG_ELEMENTS || (grew && DFM_COARSE_REFRESH_ON_GROWTH)) {
-                store_element_hessians(L, v, b);
+                L->element_refresh += store_element_hessians(L, v, b);
                 if (grew) ++L->residual_refresh;
             }
             if (!coarse_pcg(L, v, b, rhs)) continue;

@@ -87,6 +87,13 @@ struct dfm_cpu_simd;
 #define DFM_COARSE_EVERY 1
 #endif
 
+/// With DFM_COARSE_PCG: a refresh of the kept element Hessians re-evaluates only the elements whose
+/// deformation gradient moved by more than this fraction of its norm (Frobenius) since their
+/// blocks were evaluated (0: every element).
+#ifndef DFM_COARSE_ELEMENT_TOL
+#define DFM_COARSE_ELEMENT_TOL 0.01f
+#endif
+
 /// The coarse level of a world: prolongation P per particle (CSR of coarse node and weight) and
 /// each body's banded coarse matrix. Built from the positions of the first step after each model
 /// rebuild; owned by the world (dfm_cpu_coarse_free).
@@ -122,9 +129,12 @@ typedef struct dfm_cpu_coarse {
     float* ktri;          ///< DFM_COARSE_PCG: 81 per triangle, its projected Hessian blocks K[a][b] (N/m).
     float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Gauss-Newton Hessian blocks (N/m).
     double* pcg;          ///< DFM_COARSE_PCG: 4 coarse vectors (3 per node each) and 6 per particle of work.
-    int64_t pcg_iterations; ///< Matrix-free PCG iterations run (all bodies).
-    int64_t advances;       ///< Advances (first corrections) since the level was built.
-    int32_t advance_call;   ///< Calls of dfm_cpu_coarse_correct in this advance so far.
+    int64_t pcg_iterations;  ///< Matrix-free PCG iterations run (all bodies).
+    int64_t advances;        ///< Advances (first corrections) since the level was built.
+    int32_t advance_call;    ///< Calls of dfm_cpu_coarse_correct in this advance so far.
+    float* ftri;             ///< DFM_COARSE_PCG: 6 per triangle, its F when ktri was evaluated.
+    float* ftet;             ///< DFM_COARSE_PCG: 9 per tet, its F when ktet was evaluated.
+    int64_t element_refresh; ///< Element Hessians re-evaluated by later corrections (DFM_COARSE_ELEMENT_TOL).
 } dfm_cpu_coarse;
 
 /// Builds (or rebuilds, when `generation` differs from the level's) the level for the view's
