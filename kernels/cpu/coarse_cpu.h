@@ -78,7 +78,7 @@ struct dfm_cpu_simd;
 /// With DFM_COARSE_PCG: the factor (the preconditioner) is assembled at the first correction of
 /// every this-many-th advance (substep) and kept over the ones between (1: every advance).
 #ifndef DFM_COARSE_REFACTOR_ADVANCES
-#define DFM_COARSE_REFACTOR_ADVANCES 4
+#define DFM_COARSE_REFACTOR_ADVANCES 2
 #endif
 
 /// A correction is applied at every this-many-th call within an advance (the first included):
