@@ -91,7 +91,7 @@ struct dfm_cpu_simd;
 /// deformation gradient moved by more than this fraction of its norm (Frobenius) since their
 /// blocks were evaluated (0: every element).
 #ifndef DFM_COARSE_ELEMENT_TOL
-#define DFM_COARSE_ELEMENT_TOL 0.01f
+#define DFM_COARSE_ELEMENT_TOL 0.03f
 #endif
 
 /// The coarse level of a world: prolongation P per particle (CSR of coarse node and weight) and
