@@ -1,19 +1,27 @@
 /// @file coarse_cpu.h
 /// The two-level VBD solve on the CPU (DFM_FEATURE_COARSE_CORRECTION, issue 13 item 7;
-/// docs/physics.md sessions 9, 10 and 12): after every sweep but the last, each body takes one
+/// docs/physics.md sessions 9, 10, 12 and 13): after every sweep but the last, each body takes one
 /// Newton step on a coarse space, trilinear hat functions on a grid of cells DFM_COARSE_CELL mean
 /// edge lengths wide over the body's box, pinned and kinematic particles left out. The coarse
 /// matrix is the Galerkin product P^T H P of inertia, drag, the contacts' per-particle Hessians,
 /// each triangle's exact membrane Hessian projected to PSD per element (membrane_psd.h) and each
-/// tet's Gauss-Newton Hessian; bending is left out. It is assembled and factored (banded
-/// Cholesky) once per advance, at the first correction, and reused by the advance's later
-/// corrections, which only form the right side P^T f at the current iterate. A body's matrix is
-/// re-assembled within the advance when a particle's contact Hessian changed (trace by more than
-/// DFM_COARSE_CONTACT_REFRESH relative, plus 1e-3 mass / h^2: a record became active, released or
-/// stiffened: only the particles' blocks are redone, on the advance's element part) or when its
-/// coarse residual |P^T f| grew since the last correction (all of it): with the
-/// matrix of the first correction only, the drape diverges (session 12). Friction is not part
-/// of the coarse problem (the records' normal penalty and damping are, through their Hessians and
+/// tet's Gauss-Newton Hessian; bending is left out.
+///
+/// Session 13 (the default, DFM_COARSE_PCG 1): the matrix is assembled and factored (banded
+/// Cholesky) at the first correction of every DFM_COARSE_REFACTOR_ADVANCES-th advance and solved
+/// directly there; every other correction keeps that factor as a preconditioner and takes
+/// DFM_COARSE_PCG conjugate-gradient iterations on the current coarse system, applied matrix-free
+/// on the particles: the current inertia, drag and contact Hessians, and element Hessians kept per
+/// element and re-evaluated for the elements whose F moved by more than DFM_COARSE_ELEMENT_TOL
+/// when the body's coarse residual |P^T f| grew since its last correction. Nothing is
+/// re-factored on a contact change (session 12 re-factored game-cloth at nearly every correction).
+///
+/// DFM_COARSE_PCG 0 is session 12's rule: factor at every advance's first correction, solve
+/// directly, re-assemble when a particle's contact Hessian changed (trace by more than
+/// DFM_COARSE_CONTACT_REFRESH relative, plus 1e-3 mass / h^2; only the particles' blocks) or the
+/// coarse residual grew (all of it). With the first correction's matrix only, or without the
+/// element refresh on growth, the drape diverges (sessions 12, 13). Friction is not part of the
+/// coarse problem (the records' normal penalty and damping are, through their Hessians and
 /// forces); see docs/physics.md for what that costs on a slope and in a pinch.
 #ifndef DFM_COARSE_CPU_H
 #define DFM_COARSE_CPU_H
