@@ -459,6 +459,7 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
             fc = dfm_v3_zero(), Hc = dfm_m33_zero();
         L->contact_trace[i] = dfm_m33_trace(Hc);
         dfm_vbd_particle_base(v, i, fc, Hc, &fc, &Hp);
+        if (L->hp) memcpy(L->hp + 9 * (size_t)i, &Hp.m[0][0], sizeof(float) * 9); /* coarse_apply */
         add_pair(L, band, bw, nf, i, i, &Hp);
     }
     ++L->factorizations;
@@ -721,4 +722,16 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
         }
         ++L->corrections;
     }
+}
+
+int dfm_cpu_coarse_assemble(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc, int32_t b) {
+    if (!L->node_first || b < 0 || b >= L->body_count || L->node_first[b + 1] == L->node_first[b]) return 0;
+    L->factored[b] = (uint8_t)assemble_body(L, v, cc, b, 1);
+    return L->factored[b];
+}
+
+int dfm_cpu_coarse_apply(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b, const double* p, double* q) {
+    if (!L->pcg || b < 0 || b >= L->body_count) return 0;
+    coarse_apply(L, v, b, p, q, L->pcg + 12 * ((size_t)L->node_total + 1));
+    return 1;
 }

@@ -161,6 +161,17 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* level, const dfm_vbd_view* view, int6
 void dfm_cpu_coarse_correct(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,
                             const struct dfm_cpu_simd* simd, int threads, int first);
 
+/// Assembles and factors body b's coarse matrix at the view's iterate (as a factoring correction
+/// does; the element and particle blocks are kept for dfm_cpu_coarse_apply). Returns 1 when SPD,
+/// 0 when not or when the body has no coarse nodes.
+int dfm_cpu_coarse_assemble(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,
+                            int32_t body);
+
+/// q = P^T H P p for body `body`'s coarse vector p (3 per node, N/m times m), with the kept
+/// particle and element blocks (the PCG's matrix-free product). Returns 0 without DFM_COARSE_PCG.
+int dfm_cpu_coarse_apply(const dfm_cpu_coarse* level, const dfm_vbd_view* view, int32_t body, const double* p,
+                         double* q);
+
 /// Releases the level's arrays (the level is then empty: generation -1).
 void dfm_cpu_coarse_free(dfm_cpu_coarse* level);
 
