@@ -511,65 +511,65 @@ static int64_t store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, 
     return redone;
 }
 
-/// y += K u for one 3x3 block K (row-major floats), u and y 3 doubles.
-static inline void block_madd(const float* K, const double* u, double* y) {
+/// y += K u for one 3x3 block K (row-major), u and y 3 floats.
+static inline void block_madd(const float* K, const float* u, float* y) {
     y[0] += K[0] * u[0] + K[1] * u[1] + K[2] * u[2];
     y[1] += K[3] * u[0] + K[4] * u[1] + K[5] * u[2];
     y[2] += K[6] * u[0] + K[7] * u[1] + K[8] * u[2];
 }
 
+/// y_a += sum_c K[a][c] u_c over an element's `nc` corners `corner` (K: nc x nc blocks, row-major
+/// floats; pinned corners have u = 0 and take nothing).
+static inline void element_apply(const dfm_vbd_view* v, const int32_t* corner, int nc, const float* K, float* work,
+                                 int32_t p0) {
+    float u[4][3];
+    for (int c = 0; c < nc; ++c) memcpy(u[c], work + 6 * (size_t)(corner[c] - p0), sizeof(float) * 3);
+    for (int a = 0; a < nc; ++a) {
+        if (v->mode[corner[a]] != 0) continue;
+        float y[3] = {0.0f, 0.0f, 0.0f};
+        for (int c = 0; c < nc; ++c) block_madd(K + 9 * (nc * a + c), u[c], y);
+        float* ya = work + 6 * (size_t)(corner[a] - p0) + 3;
+        ya[0] += y[0], ya[1] += y[1], ya[2] += y[2];
+    }
+}
+
 /// q = P^T H P p for body b's coarse vector p (3 per node, from the body's first node): H is the
-/// particles' L->hp blocks plus the stored element blocks, applied on the particles (u = P p, y =
-/// H u per particle in `work`, 6 doubles per particle: u then y).
+/// particles' L->hp blocks plus the stored element blocks, applied on the particles in float (u =
+/// P p, y = H u per particle in `work`, 6 floats per particle: u then y; pinned ones u = 0).
 static void coarse_apply(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b, const double* p, double* q,
-                         double* work) {
+                         double* work_d) {
     const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
     const int32_t m = 3 * (L->node_first[b + 1] - nf);
+    float* work = (float*)work_d;
     for (int32_t i = p0; i < p1; ++i) {
-        double* u = work + 6 * (size_t)(i - p0);
-        u[0] = u[1] = u[2] = u[3] = u[4] = u[5] = 0.0;
+        float* u = work + 6 * (size_t)(i - p0);
+        u[0] = u[1] = u[2] = u[3] = u[4] = u[5] = 0.0f;
         if (v->mode[i] != 0) continue;
+        double d[3] = {0.0, 0.0, 0.0};
         for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s) {
             const double* r = p + 3 * (size_t)(L->slot_node[s] - nf);
             const double w = L->slot_weight[s];
-            u[0] += w * r[0], u[1] += w * r[1], u[2] += w * r[2];
+            d[0] += w * r[0], d[1] += w * r[1], d[2] += w * r[2];
         }
+        u[0] = (float)d[0], u[1] = (float)d[1], u[2] = (float)d[2];
         block_madd(L->hp + 9 * (size_t)i, u, u + 3);
     }
     for (int32_t i = p0; i < p1; ++i) {
-        for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k) {
-            if (v->v_tri_items[2 * k + 1] != 0) continue;
-            const int32_t t = v->v_tri_items[2 * k];
-            const float* K = L->ktri + 81 * (size_t)t;
-            for (int a = 0; a < 3; ++a) {
-                const int32_t pa = v->tris[3 * t + a];
-                if (v->mode[pa] != 0) continue;
-                double* ya = work + 6 * (size_t)(pa - p0) + 3;
-                for (int c = 0; c < 3; ++c) {
-                    const int32_t pc = v->tris[3 * t + c];
-                    if (v->mode[pc] == 0) block_madd(K + 9 * (3 * a + c), work + 6 * (size_t)(pc - p0), ya);
-                }
+        for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
+            if (v->v_tri_items[2 * k + 1] == 0) {
+                const int32_t t = v->v_tri_items[2 * k];
+                element_apply(v, v->tris + 3 * (size_t)t, 3, L->ktri + 81 * (size_t)t, work, p0);
             }
-        }
-        for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k) {
-            if (v->v_tet_items[2 * k + 1] != 0) continue;
-            const int32_t t = v->v_tet_items[2 * k];
-            const float* K = L->ktet + 144 * (size_t)t;
-            for (int a = 0; a < 4; ++a) {
-                const int32_t pa = v->tets[4 * t + a];
-                if (v->mode[pa] != 0) continue;
-                double* ya = work + 6 * (size_t)(pa - p0) + 3;
-                for (int c = 0; c < 4; ++c) {
-                    const int32_t pc = v->tets[4 * t + c];
-                    if (v->mode[pc] == 0) block_madd(K + 9 * (4 * a + c), work + 6 * (size_t)(pc - p0), ya);
-                }
+        for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
+            if (v->v_tet_items[2 * k + 1] == 0) {
+                const int32_t t = v->v_tet_items[2 * k];
+                element_apply(v, v->tets + 4 * (size_t)t, 4, L->ktet + 144 * (size_t)t, work, p0);
             }
-        }
     }
     memset(q, 0, sizeof(double) * (size_t)m);
     for (int32_t i = p0; i < p1; ++i) {
         if (v->mode[i] != 0) continue;
-        const double* y = work + 6 * (size_t)(i - p0) + 3;
+        const float* y = work + 6 * (size_t)(i - p0) + 3;
         for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s) {
             double* r = q + 3 * (size_t)(L->slot_node[s] - nf);
             const double w = L->slot_weight[s];
