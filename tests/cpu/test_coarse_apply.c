@@ -1,11 +1,11 @@
 /// The coarse correction's matrix-free product (DFM_COARSE_PCG, kernels/cpu/coarse_cpu.h) against
 /// its assembled Galerkin matrix: a 10 x 10 cloth pinned at two corners and a 4^3-vertex soft tet
-/// box, stepped once and then deformed at random (up to 30% of a cell in every direction, so that
-/// triangles compress and their PSD projection is active). For each body, with the element and
+/// box, stepped once and then deformed at random (up to 1 cm per coordinate, 30% of a cloth edge,
+/// so that triangles stretch and compress). For each body, with the element and
 /// particle blocks of one assembly, solving the banded factor against dfm_cpu_coarse_apply(p)
-/// must give p back for random p, within 1e-4 of |p| (measured 5e-6: the band takes each element
-/// block pair once, K[a][b] and its mirror, the product both float blocks K[a][b] and K[b][a],
-/// which agree to float rounding, amplified by the factor's conditioning), and p^T A p > 0. A
+/// must give p back for random p, within 1e-4 of |p| (measured 7.5e-6: the band takes each element
+/// block pair once, K[a][b] and its mirror, in double; the product both float blocks K[a][b] and
+/// K[b][a], which agree to float rounding, in float sums; amplified by the factor's conditioning), and p^T A p > 0. A
 /// product without the tets' blocks reads 1.46 on the box (checked by hand).
 #include <math.h>
 #include <stdlib.h>
