@@ -43,6 +43,12 @@ void dfm_cpu_coarse_free(dfm_cpu_coarse* L) {
     free(L->factored);
     free(L->contact_trace);
     free(L->rhs_norm);
+    free(L->hp);
+    free(L->ktri);
+    free(L->ktet);
+    free(L->ftri);
+    free(L->ftet);
+    free(L->pcg);
     memset(L, 0, sizeof(*L));
     L->generation = -1;
 }
@@ -232,6 +238,24 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
         L->band_elements = (double*)malloc(sizeof(double) * ((size_t)L->band_first[nb] + 1));
         ok = L->band && L->band_elements;
     }
+    if (ok && DFM_COARSE_PCG > 0) {
+        int32_t nt = 0, ne = 0;
+        for (int32_t i = 0; i < n; ++i) {
+            for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
+                if (v->v_tri_items[2 * k] >= nt) nt = v->v_tri_items[2 * k] + 1;
+            for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
+                if (v->v_tet_items[2 * k] >= ne) ne = v->v_tet_items[2 * k] + 1;
+        }
+        L->tri_total = nt;
+        L->tet_total = ne;
+        L->hp = (float*)malloc(sizeof(float) * 9 * ((size_t)n + 1));
+        L->ktri = (float*)malloc(sizeof(float) * 81 * ((size_t)nt + 1));
+        L->ktet = (float*)malloc(sizeof(float) * 144 * ((size_t)ne + 1));
+        L->pcg = (double*)malloc(sizeof(double) * (12 * ((size_t)total + 1) + 6 * ((size_t)n + 1)));
+        L->ftri = (float*)malloc(sizeof(float) * 6 * ((size_t)nt + 1));
+        L->ftet = (float*)malloc(sizeof(float) * 9 * ((size_t)ne + 1));
+        ok = L->hp && L->ktri && L->ktet && L->pcg && L->ftri && L->ftet;
+    }
     free(node8);
     free(w8);
     if (!ok) {
@@ -286,11 +310,11 @@ static void add_pair(const dfm_cpu_coarse* L, double* band, int32_t bw, int32_t 
     }
 }
 
-/// Triangle t's PSD-projected exact membrane Hessian (membrane_psd.h) into the band.
-static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
-                         int32_t nf) {
+/// Triangle t's PSD-projected exact membrane Hessian blocks (membrane_psd.h) at the iterate;
+/// returns 0 for a triangle without stiffness (K untouched).
+static int tri_hessian(const dfm_vbd_view* v, int32_t t, dfm_m33 K[3][3]) {
     const float* mat = v->tri_material + 3 * t;
-    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return;
+    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return 0;
     dfm_v3 x[3];
     for (int c = 0; c < 3; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tris[3 * t + c]);
     float coef[3];
@@ -298,8 +322,50 @@ static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
         for (int c = 0; c < 3; ++c) coef[c] = v->tri_coef[3 * t + c];
     else
         dfm_membrane_coef(v->tri_area[t], mat[0], mat[1], mat[2], v->h, coef);
-    dfm_m33 K[3][3];
     dfm_membrane_psd_hessian(x, v->tri_dinv + 4 * t, v->tri_area[t], mat[0], coef[0], coef[1], coef[2], 1, K);
+    return 1;
+}
+
+/// Triangle t's deformation gradient columns (6 floats) at the iterate into out.
+static void tri_F(const dfm_vbd_view* v, int32_t t, float out[6]) {
+    dfm_v3 x[3], f0, f1;
+    for (int c = 0; c < 3; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tris[3 * t + c]);
+    dfm_membrane_F_(x, v->tri_dinv + 4 * t, &f0, &f1);
+    dfm_v3_store(f0, out);
+    dfm_v3_store(f1, out + 3);
+}
+
+/// Tet t's deformation gradient (9 floats, row-major) at the iterate into out.
+static void tet_F(const dfm_vbd_view* v, int32_t t, float out[9]) {
+    dfm_v3 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tets[4 * t + c]);
+    const dfm_m33 F = dfm_tet_F_(x, v->tet_dminv + 9 * t);
+    memcpy(out, &F.m[0][0], sizeof(float) * 9);
+}
+
+/// 1 when the deformation gradient `now` (n floats) moved from `kept` by more than
+/// DFM_COARSE_ELEMENT_TOL of |kept| (Frobenius); `kept` is then overwritten by `now`.
+static int moved(float* kept, const float* now, int n) {
+    float d2 = 0.0f, k2 = 0.0f;
+    for (int q = 0; q < n; ++q) d2 += (now[q] - kept[q]) * (now[q] - kept[q]), k2 += kept[q] * kept[q];
+    if (d2 <= DFM_COARSE_ELEMENT_TOL * DFM_COARSE_ELEMENT_TOL * k2) return 0;
+    memcpy(kept, now, sizeof(float) * (size_t)n);
+    return 1;
+}
+
+/// Triangle t's PSD-projected exact membrane Hessian (tri_hessian) into the band.
+static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
+                         int32_t nf) {
+    dfm_m33 K[3][3];
+    const int stiff = tri_hessian(v, t, K);
+    if (L->ktri) { /* kept for the later corrections' coarse_apply (DFM_COARSE_PCG) */
+        float* out = L->ktri + 81 * (size_t)t;
+        tri_F(v, t, L->ftri + 6 * (size_t)t);
+        if (!stiff) memset(out, 0, sizeof(float) * 81);
+        for (int a = 0; stiff && a < 3; ++a)
+            for (int c = 0; c < 3; ++c) memcpy(out + 9 * (3 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
+    }
+    if (!stiff) return;
     for (int a = 0; a < 3; ++a) {
         const int32_t pa = v->tris[3 * t + a];
         if (v->mode[pa] != 0) continue;
@@ -310,11 +376,11 @@ static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
     }
 }
 
-/// Tet t's Gauss-Newton Hessian (mu V m_a.m_b I + lam V gJ_a gJ_b^T, PSD) into the band.
-static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
-                         int32_t nf) {
+/// Tet t's Gauss-Newton Hessian blocks (mu V m_a.m_b I + lam V gJ_a gJ_b^T, PSD) at the iterate;
+/// returns 0 for a tet without stiffness (K untouched).
+static int tet_hessian(const dfm_vbd_view* v, int32_t t, dfm_m33 K[4][4]) {
     const float* mat = v->tet_material + 3 * t;
-    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return;
+    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return 0;
     dfm_v3 x[4];
     for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tets[4 * t + c]);
     const float* dminv = v->tet_dminv + 9 * t;
@@ -330,15 +396,33 @@ static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
         gj[c] = dfm_v3_zero();
         for (int q = 0; q < 3; ++q) gj[c] = dfm_v3_madd(gj[c], dfm_m33_col(cof, q), mv[c][q]);
     }
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) {
+            const float mm = mv[a][0] * mv[b][0] + mv[a][1] * mv[b][1] + mv[a][2] * mv[b][2];
+            K[a][b] = dfm_m33_add_outer(dfm_m33_diag(vol * mu * mm), gj[a], gj[b], vol * lam);
+        }
+    return 1;
+}
+
+/// Tet t's Gauss-Newton Hessian (tet_hessian) into the band.
+static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
+                         int32_t nf) {
+    dfm_m33 K[4][4];
+    const int stiff = tet_hessian(v, t, K);
+    if (L->ktet) { /* kept for the later corrections' coarse_apply (DFM_COARSE_PCG) */
+        float* out = L->ktet + 144 * (size_t)t;
+        tet_F(v, t, L->ftet + 9 * (size_t)t);
+        if (!stiff) memset(out, 0, sizeof(float) * 144);
+        for (int a = 0; stiff && a < 4; ++a)
+            for (int c = 0; c < 4; ++c) memcpy(out + 9 * (4 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
+    }
+    if (!stiff) return;
     for (int a = 0; a < 4; ++a) {
         const int32_t pa = v->tets[4 * t + a];
         if (v->mode[pa] != 0) continue;
         for (int b = a; b < 4; ++b) { /* each unordered pair once (add_pair) */
             const int32_t pb = v->tets[4 * t + b];
-            if (v->mode[pb] != 0) continue;
-            const float mm = mv[a][0] * mv[b][0] + mv[a][1] * mv[b][1] + mv[a][2] * mv[b][2];
-            const dfm_m33 H = dfm_m33_add_outer(dfm_m33_diag(vol * mu * mm), gj[a], gj[b], vol * lam);
-            add_pair(L, band, bw, nf, pa, pb, &H);
+            if (v->mode[pb] == 0) add_pair(L, band, bw, nf, pa, pb, &K[a][b]);
         }
     }
 }
@@ -375,6 +459,7 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
             fc = dfm_v3_zero(), Hc = dfm_m33_zero();
         L->contact_trace[i] = dfm_m33_trace(Hc);
         dfm_vbd_particle_base(v, i, fc, Hc, &fc, &Hp);
+        if (L->hp) memcpy(L->hp + 9 * (size_t)i, &Hp.m[0][0], sizeof(float) * 9); /* coarse_apply */
         add_pair(L, band, bw, nf, i, i, &Hp);
     }
     ++L->factorizations;
@@ -383,18 +468,182 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
     return 0;
 }
 
+/// Body b's element Hessians (tri_hessian, tet_hessian) into L->ktri / L->ktet, each element once
+/// (from its corner 0), re-evaluated only for the elements whose deformation gradient moved by
+/// more than DFM_COARSE_ELEMENT_TOL since their blocks were evaluated (the blocks are a function
+/// of it); an element without stiffness gets zero blocks. Returns the elements re-evaluated.
+static int64_t store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b) {
+    int64_t redone = 0;
+    for (int32_t i = L->body_offsets[b]; i < L->body_offsets[b + 1]; ++i) {
+        for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k) {
+            if (v->v_tri_items[2 * k + 1] != 0) continue;
+            const int32_t t = v->v_tri_items[2 * k];
+            float F[6];
+            tri_F(v, t, F);
+            if (!moved(L->ftri + 6 * (size_t)t, F, 6)) continue;
+            ++redone;
+            dfm_m33 K[3][3];
+            float* out = L->ktri + 81 * (size_t)t;
+            if (!tri_hessian(v, t, K)) {
+                memset(out, 0, sizeof(float) * 81);
+                continue;
+            }
+            for (int a = 0; a < 3; ++a)
+                for (int c = 0; c < 3; ++c) memcpy(out + 9 * (3 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
+        }
+        for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k) {
+            if (v->v_tet_items[2 * k + 1] != 0) continue;
+            const int32_t t = v->v_tet_items[2 * k];
+            float F[9];
+            tet_F(v, t, F);
+            if (!moved(L->ftet + 9 * (size_t)t, F, 9)) continue;
+            ++redone;
+            dfm_m33 K[4][4];
+            float* out = L->ktet + 144 * (size_t)t;
+            if (!tet_hessian(v, t, K)) {
+                memset(out, 0, sizeof(float) * 144);
+                continue;
+            }
+            for (int a = 0; a < 4; ++a)
+                for (int c = 0; c < 4; ++c) memcpy(out + 9 * (4 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
+        }
+    }
+    return redone;
+}
+
+/// y += K u for one 3x3 block K (row-major), u and y 3 floats.
+static inline void block_madd(const float* K, const float* u, float* y) {
+    y[0] += K[0] * u[0] + K[1] * u[1] + K[2] * u[2];
+    y[1] += K[3] * u[0] + K[4] * u[1] + K[5] * u[2];
+    y[2] += K[6] * u[0] + K[7] * u[1] + K[8] * u[2];
+}
+
+/// y_a += sum_c K[a][c] u_c over an element's `nc` corners `corner` (K: nc x nc blocks, row-major
+/// floats; pinned corners have u = 0 and take nothing).
+static inline void element_apply(const dfm_vbd_view* v, const int32_t* corner, int nc, const float* K, float* work,
+                                 int32_t p0) {
+    float u[4][3];
+    for (int c = 0; c < nc; ++c) memcpy(u[c], work + 6 * (size_t)(corner[c] - p0), sizeof(float) * 3);
+    for (int a = 0; a < nc; ++a) {
+        if (v->mode[corner[a]] != 0) continue;
+        float y[3] = {0.0f, 0.0f, 0.0f};
+        for (int c = 0; c < nc; ++c) block_madd(K + 9 * (nc * a + c), u[c], y);
+        float* ya = work + 6 * (size_t)(corner[a] - p0) + 3;
+        ya[0] += y[0], ya[1] += y[1], ya[2] += y[2];
+    }
+}
+
+/// q = P^T H P p for body b's coarse vector p (3 per node, from the body's first node): H is the
+/// particles' L->hp blocks plus the stored element blocks, applied on the particles in float (u =
+/// P p, y = H u per particle in `work`, 6 floats per particle: u then y; pinned ones u = 0).
+static void coarse_apply(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b, const double* p, double* q,
+                         double* work_d) {
+    const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
+    const int32_t m = 3 * (L->node_first[b + 1] - nf);
+    float* work = (float*)work_d;
+    for (int32_t i = p0; i < p1; ++i) {
+        float* u = work + 6 * (size_t)(i - p0);
+        u[0] = u[1] = u[2] = u[3] = u[4] = u[5] = 0.0f;
+        if (v->mode[i] != 0) continue;
+        double d[3] = {0.0, 0.0, 0.0};
+        for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s) {
+            const double* r = p + 3 * (size_t)(L->slot_node[s] - nf);
+            const double w = L->slot_weight[s];
+            d[0] += w * r[0], d[1] += w * r[1], d[2] += w * r[2];
+        }
+        u[0] = (float)d[0], u[1] = (float)d[1], u[2] = (float)d[2];
+        block_madd(L->hp + 9 * (size_t)i, u, u + 3);
+    }
+    for (int32_t i = p0; i < p1; ++i) {
+        for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
+            if (v->v_tri_items[2 * k + 1] == 0) {
+                const int32_t t = v->v_tri_items[2 * k];
+                element_apply(v, v->tris + 3 * (size_t)t, 3, L->ktri + 81 * (size_t)t, work, p0);
+            }
+        for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
+            if (v->v_tet_items[2 * k + 1] == 0) {
+                const int32_t t = v->v_tet_items[2 * k];
+                element_apply(v, v->tets + 4 * (size_t)t, 4, L->ktet + 144 * (size_t)t, work, p0);
+            }
+    }
+    memset(q, 0, sizeof(double) * (size_t)m);
+    for (int32_t i = p0; i < p1; ++i) {
+        if (v->mode[i] != 0) continue;
+        const float* y = work + 6 * (size_t)(i - p0) + 3;
+        for (int32_t s = L->slot_first[i]; s < L->slot_first[i + 1]; ++s) {
+            double* r = q + 3 * (size_t)(L->slot_node[s] - nf);
+            const double w = L->slot_weight[s];
+            r[0] += w * y[0], r[1] += w * y[1], r[2] += w * y[2];
+        }
+    }
+}
+
+static double dot(const double* a, const double* b, int32_t m) {
+    double s = 0.0;
+    for (int32_t r = 0; r < m; ++r) s += a[r] * b[r];
+    return s;
+}
+
+/// DFM_COARSE_PCG iterations of conjugate gradients on body b's current coarse system (coarse_apply)
+/// with right side `rhs` (overwritten by the step), preconditioned by the body's factor of this
+/// advance. Returns 0 when a curvature is not positive or not finite (rhs then holds no step).
+static int coarse_pcg(dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b, double* rhs) {
+    const int32_t nf = L->node_first[b], m = 3 * (L->node_first[b + 1] - nf), bw = L->band_width[b];
+    const double* band = L->band + L->band_first[b];
+    double* x = L->pcg;
+    double* r = x + m;
+    double* z = r + m;
+    double* q = z + m;
+    double* work = L->pcg + 12 * ((size_t)L->node_total + 1);
+    double* p = rhs; /* the search direction lives in rhs until the end */
+    memcpy(r, rhs, sizeof(double) * (size_t)m);
+    memset(x, 0, sizeof(double) * (size_t)m);
+    memcpy(z, r, sizeof(double) * (size_t)m);
+    dfm_cpu_band_solve(band, m, bw, z);
+    memcpy(p, z, sizeof(double) * (size_t)m);
+    double rz = dot(r, z, m);
+    int ok = 1;
+    for (int k = 0; k < DFM_COARSE_PCG; ++k) {
+        coarse_apply(L, v, b, p, q, work);
+        ++L->pcg_iterations;
+        const double pq = dot(p, q, m);
+        if (!(pq > 0.0) || !(rz == rz)) {
+            ok = k > 0; /* keep the iterate of the iterations before */
+            break;
+        }
+        const double alpha = rz / pq;
+        for (int32_t j = 0; j < m; ++j) x[j] += alpha * p[j], r[j] -= alpha * q[j];
+        if (k + 1 == DFM_COARSE_PCG) break;
+        memcpy(z, r, sizeof(double) * (size_t)m);
+        dfm_cpu_band_solve(band, m, bw, z);
+        const double rz1 = dot(r, z, m);
+        const double beta = rz > 0.0 ? rz1 / rz : 0.0;
+        rz = rz1;
+        for (int32_t j = 0; j < m; ++j) p[j] = z[j] + beta * p[j];
+    }
+    memcpy(rhs, x, sizeof(double) * (size_t)m);
+    return ok;
+}
+
 void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc,
                             const struct dfm_cpu_simd* simd, int nt, int first) {
     if (!L->node_first || L->particle_count != v->particle_count) return;
     /* every particle's force less contacts, -dfm_vbd_particle_need, in the lanes (measured: the
        scalar per-particle pass with its Hessians was 57% of a corrected swing's instructions) */
+    const int use_pcg = DFM_COARSE_PCG > 0 && L->pcg; /* coarse_cpu.h */
+    if (first) ++L->advances, L->advance_call = 0;
+    if (L->advance_call++ % DFM_COARSE_EVERY != 0) return; /* coarse_cpu.h */
     if (simd) dfm_cpu_simd_need(simd, v, L->force, nt);
-    const int assemble = first || DFM_COARSE_REASSEMBLE;
+    /* with the PCG, the factor is renewed at the first correction of every
+       DFM_COARSE_REFACTOR_ADVANCES-th advance only */
+    const int renew = first && (!use_pcg || (L->advances - 1) % DFM_COARSE_REFACTOR_ADVANCES == 0);
     const float h2 = v->h * v->h;
     for (int32_t b = 0; b < L->body_count; ++b) {
         const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
         const int32_t m = 3 * (L->node_first[b + 1] - nf);
         if (m == 0) continue;
+        const int assemble = renew || DFM_COARSE_REASSEMBLE || (first && !L->factored[b]);
+        const int pcg = use_pcg && !assemble;
         /* each particle's local force at the iterate (the sweeps' f); a contact Hessian that changed
            since the assembly asks for a new coarse matrix (coarse_cpu.h) */
         int changed = 0;
@@ -409,6 +658,12 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
             const float dtr = fabsf(dfm_m33_trace(H) - L->contact_trace[i]);
             if (!assemble && dtr > DFM_COARSE_CONTACT_REFRESH * L->contact_trace[i] + 1e-3f * v->mass[i] / h2)
                 changed = 1;
+            if (pcg) { /* the particle's inertia, drag and contact Hessian for coarse_apply */
+                dfm_v3 fp;
+                dfm_m33 Hp;
+                dfm_vbd_particle_base(v, i, dfm_v3_zero(), H, &fp, &Hp);
+                memcpy(L->hp + 9 * (size_t)i, &Hp.m[0][0], sizeof(float) * 9);
+            }
             if (simd) {
                 f = dfm_v3_sub(f, dfm_v3_load(L->force + 3 * i)); /* contact - need */
             } else {
@@ -434,7 +689,14 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
         for (int32_t r = 0; r < m; ++r) norm += rhs[r] * rhs[r];
         const int grew = !assemble && norm > L->rhs_norm[b];
         L->rhs_norm[b] = norm;
-        if (assemble || changed || (grew && DFM_COARSE_REFRESH_ON_GROWTH)) {
+        if (pcg) {
+            if (!L->factored[b]) continue;
+            if (DFM_COARSE_PCG_ELEMENTS || (grew && DFM_COARSE_REFRESH_ON_GROWTH)) {
+                L->element_refresh += store_element_hessians(L, v, b);
+                if (grew) ++L->residual_refresh;
+            }
+            if (!coarse_pcg(L, v, b, rhs)) continue;
+        } else if (assemble || changed || (grew && DFM_COARSE_REFRESH_ON_GROWTH)) {
             const int elements = assemble || (grew && DFM_COARSE_REFRESH_ON_GROWTH);
             L->factored[b] = (uint8_t)assemble_body(L, v, cc, b, elements);
             if (changed)
@@ -443,7 +705,7 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
                 ++L->residual_refresh;
         }
         if (!L->factored[b]) continue;
-        dfm_cpu_band_solve(L->band + L->band_first[b], m, L->band_width[b], rhs);
+        if (!pcg) dfm_cpu_band_solve(L->band + L->band_first[b], m, L->band_width[b], rhs);
         for (int32_t i = p0; i < p1; ++i) {
             if (v->mode[i] != 0 || L->slot_first[i] == L->slot_first[i + 1]) continue;
             double dd[3] = {0.0, 0.0, 0.0};
@@ -460,4 +722,16 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
         }
         ++L->corrections;
     }
+}
+
+int dfm_cpu_coarse_assemble(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu_contacts* cc, int32_t b) {
+    if (!L->node_first || b < 0 || b >= L->body_count || L->node_first[b + 1] == L->node_first[b]) return 0;
+    L->factored[b] = (uint8_t)assemble_body(L, v, cc, b, 1);
+    return L->factored[b];
+}
+
+int dfm_cpu_coarse_apply(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t b, const double* p, double* q) {
+    if (!L->pcg || b < 0 || b >= L->body_count) return 0;
+    coarse_apply(L, v, b, p, q, L->pcg + 12 * ((size_t)L->node_total + 1));
+    return 1;
 }

@@ -1,19 +1,27 @@
 /// @file coarse_cpu.h
 /// The two-level VBD solve on the CPU (DFM_FEATURE_COARSE_CORRECTION, issue 13 item 7;
-/// docs/physics.md sessions 9, 10 and 12): after every sweep but the last, each body takes one
+/// docs/physics.md sessions 9, 10, 12 and 13): after every sweep but the last, each body takes one
 /// Newton step on a coarse space, trilinear hat functions on a grid of cells DFM_COARSE_CELL mean
 /// edge lengths wide over the body's box, pinned and kinematic particles left out. The coarse
 /// matrix is the Galerkin product P^T H P of inertia, drag, the contacts' per-particle Hessians,
 /// each triangle's exact membrane Hessian projected to PSD per element (membrane_psd.h) and each
-/// tet's Gauss-Newton Hessian; bending is left out. It is assembled and factored (banded
-/// Cholesky) once per advance, at the first correction, and reused by the advance's later
-/// corrections, which only form the right side P^T f at the current iterate. A body's matrix is
-/// re-assembled within the advance when a particle's contact Hessian changed (trace by more than
-/// DFM_COARSE_CONTACT_REFRESH relative, plus 1e-3 mass / h^2: a record became active, released or
-/// stiffened: only the particles' blocks are redone, on the advance's element part) or when its
-/// coarse residual |P^T f| grew since the last correction (all of it): with the
-/// matrix of the first correction only, the drape diverges (session 12). Friction is not part
-/// of the coarse problem (the records' normal penalty and damping are, through their Hessians and
+/// tet's Gauss-Newton Hessian; bending is left out.
+///
+/// Session 13 (the default, DFM_COARSE_PCG 1): the matrix is assembled and factored (banded
+/// Cholesky) at the first correction of every DFM_COARSE_REFACTOR_ADVANCES-th advance and solved
+/// directly there; every other correction keeps that factor as a preconditioner and takes
+/// DFM_COARSE_PCG conjugate-gradient iterations on the current coarse system, applied matrix-free
+/// on the particles: the current inertia, drag and contact Hessians, and element Hessians kept per
+/// element and re-evaluated for the elements whose F moved by more than DFM_COARSE_ELEMENT_TOL
+/// when the body's coarse residual |P^T f| grew since its last correction. Nothing is
+/// re-factored on a contact change (session 12 re-factored game-cloth at nearly every correction).
+///
+/// DFM_COARSE_PCG 0 is session 12's rule: factor at every advance's first correction, solve
+/// directly, re-assemble when a particle's contact Hessian changed (trace by more than
+/// DFM_COARSE_CONTACT_REFRESH relative, plus 1e-3 mass / h^2; only the particles' blocks) or the
+/// coarse residual grew (all of it). With the first correction's matrix only, or without the
+/// element refresh on growth, the drape diverges (sessions 12, 13). Friction is not part of the
+/// coarse problem (the records' normal penalty and damping are, through their Hessians and
 /// forces); see docs/physics.md for what that costs on a slope and in a pinch.
 #ifndef DFM_COARSE_CPU_H
 #define DFM_COARSE_CPU_H
@@ -57,6 +65,43 @@ struct dfm_cpu_simd;
 #define DFM_COARSE_REASSEMBLE 0
 #endif
 
+/// 0: the session-12 rule (a later correction re-assembles and re-factors on the refresh rules
+/// above, then solves directly); k >= 1: a later correction never re-factors: it solves the coarse
+/// system of the current iterate, P^T H(x) P, by k preconditioned conjugate-gradient iterations
+/// with the advance's first factor as the preconditioner (H: the current inertia, drag, contact
+/// Hessians and projected element Hessians, applied matrix-free on the particles; session 13,
+/// docs/physics.md). k = 1 is the first factor's step scaled to the current system's exact line
+/// minimum along it (a lagged factor can no longer overshoot).
+#ifndef DFM_COARSE_PCG
+#define DFM_COARSE_PCG 1
+#endif
+
+/// With DFM_COARSE_PCG: 1, the element Hessians of coarse_apply are re-evaluated at every later
+/// correction; 0, they are the advance's first correction's, re-evaluated only when the body's
+/// coarse residual grew (DFM_COARSE_REFRESH_ON_GROWTH; no re-factorisation either way).
+#ifndef DFM_COARSE_PCG_ELEMENTS
+#define DFM_COARSE_PCG_ELEMENTS 0
+#endif
+
+/// With DFM_COARSE_PCG: the factor (the preconditioner) is assembled at the first correction of
+/// every this-many-th advance (substep) and kept over the ones between (1: every advance).
+#ifndef DFM_COARSE_REFACTOR_ADVANCES
+#define DFM_COARSE_REFACTOR_ADVANCES 2
+#endif
+
+/// A correction is applied at every this-many-th call within an advance (the first included):
+/// 1 after every sweep but the last, 2 after every other one.
+#ifndef DFM_COARSE_EVERY
+#define DFM_COARSE_EVERY 1
+#endif
+
+/// With DFM_COARSE_PCG: a refresh of the kept element Hessians re-evaluates only the elements whose
+/// deformation gradient moved by more than this fraction of its norm (Frobenius) since their
+/// blocks were evaluated (0: every element).
+#ifndef DFM_COARSE_ELEMENT_TOL
+#define DFM_COARSE_ELEMENT_TOL 0.03f
+#endif
+
 /// The coarse level of a world: prolongation P per particle (CSR of coarse node and weight) and
 /// each body's banded coarse matrix. Built from the positions of the first step after each model
 /// rebuild; owned by the world (dfm_cpu_coarse_free).
@@ -86,6 +131,18 @@ typedef struct dfm_cpu_coarse {
     int64_t
         residual_refresh; ///< ... and those redone because the coarse residual |P^T f| grew since the last correction.
     double* rhs_norm;     ///< Per body: |P^T f|^2 at its last correction (N^2).
+    int32_t tri_total;    ///< Triangles indexed by the model (1 + the largest index in the adjacency).
+    int32_t tet_total;    ///< Tets indexed likewise.
+    float* hp;            ///< DFM_COARSE_PCG: 9 per particle, inertia + drag + contact Hessian (N/m).
+    float* ktri;          ///< DFM_COARSE_PCG: 81 per triangle, its projected Hessian blocks K[a][b] (N/m).
+    float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Gauss-Newton Hessian blocks (N/m).
+    double* pcg;          ///< DFM_COARSE_PCG: 4 coarse vectors (3 per node each) and 6 per particle of work.
+    int64_t pcg_iterations;  ///< Matrix-free PCG iterations run (all bodies).
+    int64_t advances;        ///< Advances (first corrections) since the level was built.
+    int32_t advance_call;    ///< Calls of dfm_cpu_coarse_correct in this advance so far.
+    float* ftri;             ///< DFM_COARSE_PCG: 6 per triangle, its F when ktri was evaluated.
+    float* ftet;             ///< DFM_COARSE_PCG: 9 per tet, its F when ktet was evaluated.
+    int64_t element_refresh; ///< Element Hessians re-evaluated by later corrections (DFM_COARSE_ELEMENT_TOL).
 } dfm_cpu_coarse;
 
 /// Builds (or rebuilds, when `generation` differs from the level's) the level for the view's
@@ -103,6 +160,17 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* level, const dfm_vbd_view* view, int6
 /// to `threads` workers.
 void dfm_cpu_coarse_correct(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,
                             const struct dfm_cpu_simd* simd, int threads, int first);
+
+/// Assembles and factors body b's coarse matrix at the view's iterate (as a factoring correction
+/// does; the element and particle blocks are kept for dfm_cpu_coarse_apply). Returns 1 when SPD,
+/// 0 when not or when the body has no coarse nodes.
+int dfm_cpu_coarse_assemble(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,
+                            int32_t body);
+
+/// q = P^T H P p for body `body`'s coarse vector p (3 per node, N/m times m), with the kept
+/// particle and element blocks (the PCG's matrix-free product). Returns 0 without DFM_COARSE_PCG.
+int dfm_cpu_coarse_apply(const dfm_cpu_coarse* level, const dfm_vbd_view* view, int32_t body, const double* p,
+                         double* q);
 
 /// Releases the level's arrays (the level is then empty: generation -1).
 void dfm_cpu_coarse_free(dfm_cpu_coarse* level);
