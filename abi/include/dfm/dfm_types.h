@@ -114,7 +114,10 @@ enum {
     DFM_DISABLE_DEFORMABLE_PAIR_REUSE = 1u << 11, ///< CPU deformable contact: find the pairs at every substep
                                                   ///< (bitwise the behaviour before) instead of once per step
                                                   ///< for all substeps (docs/DESIGN.md).
-    DFM_DISABLE_KNOWN_FLAGS = (1u << 12) - 1u     ///< Every bit above is known; others are refused at creation.
+    DFM_DISABLE_DEFORMABLE_PAIR_FILTER = 1u << 12, ///< Deformable contact: keep every pair the narrow phase finds
+                                                   ///< (bitwise the behaviour before) instead of one contact per
+                                                   ///< feature (docs/DESIGN.md, issue 16).
+    DFM_DISABLE_KNOWN_FLAGS = (1u << 13) - 1u     ///< Every bit above is known; others are refused at creation.
 };
 
 /// Most substeps and iterations per step a world takes (world def, dfm_world_set_solver_counts): a
