@@ -124,8 +124,8 @@ static int32_t feasible_pairs(dfm_cpu_dc* s, const float* x_prev, int32_t n, int
         for (int32_t j = g0; j < np; ++j) {
             const dfm_dc_pair* pj = s->pairs + j;
             if (pj->kind != DFM_DC_VERTEX_TRIANGLE || pj->v[0] != pk->v[0]) break;
-            if (j != k && dfm_dc_vt_covered(pk, feature[k] & 7u, s->pair_dist[k], pj, feature[j] & 7u,
-                                            s->pair_dist[j], j < k, tol)) {
+            if (j != k && dfm_dc_vt_covered(pk, feature[k] & 7u, s->pair_dist[k], pj, feature[j] & 7u, s->pair_dist[j],
+                                            j < k, tol)) {
                 feature[k] |= drop;
                 break;
             }

@@ -77,10 +77,10 @@ typedef struct dfm_cpu_dc {
     float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* set by the step before each advance (plugin/step.c; the CUDA backend leaves both 0: every
        advance detects) */
-    int32_t span;  ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
-    int32_t reuse; ///< 1: keep the last detection's pairs if it still covers this advance (dfm_cpu_dc_detect).
-    int32_t feasible; ///< 1: one contact per feature (redundant pairs dropped at detection; feasible_pairs).
-    int32_t pairs_filtered;    ///< Output: 1 when the last detection dropped redundant pairs (view.vertex_bound set).
+    int32_t span;           ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
+    int32_t reuse;          ///< 1: keep the last detection's pairs if it still covers this advance (dfm_cpu_dc_detect).
+    int32_t feasible;       ///< 1: one contact per feature (redundant pairs dropped at detection; feasible_pairs).
+    int32_t pairs_filtered; ///< Output: 1 when the last detection dropped redundant pairs (view.vertex_bound set).
     int32_t dropped_redundant; ///< Output: pairs the last detection dropped as redundant (0 when not filtered).
     /* state of the reuse */
     int32_t covered;   ///< Further advances the last detection's pairs cover (0: the next advance detects).

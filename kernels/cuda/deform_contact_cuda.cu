@@ -219,10 +219,9 @@ __global__ void dc_final_force_kernel(dfm_dc_view dcv, dfm_vbd_view v, const uin
 void dfm_cuda_dc_free(dfm_cuda_dc* dc) {
     dfm_cuda_bvh_destroy(dc->tri_bvh);
     dfm_cuda_bvh_destroy(dc->edge_bvh);
-    void* bufs[] = {dc->pairs,       dc->offsets,    dc->items,      dc->sub_particles, dc->surface,
-                    dc->final_force, dc->part_terms, dc->corner_mag, dc->pair_edge,     dc->edge_offsets,
-                    dc->edge_pairs,  dc->edges,      dc->bodies,     dc->lambda,        dc->body_flags,
-                    dc->vertex_bound};
+    void* bufs[] = {dc->pairs,      dc->offsets,    dc->items,      dc->sub_particles, dc->surface,    dc->final_force,
+                    dc->part_terms, dc->corner_mag, dc->pair_edge,  dc->edge_offsets,  dc->edge_pairs, dc->edges,
+                    dc->bodies,     dc->lambda,     dc->body_flags, dc->vertex_bound};
     for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); ++k)
         if (bufs[k]) cudaFree(bufs[k]); /* teardown: nothing to report to */
     if (dc->host_x_prev) cudaFreeHost(dc->host_x_prev);

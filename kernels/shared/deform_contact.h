@@ -353,8 +353,8 @@ DFM_HD uint32_t dfm_dc_vt_feature(const dfm_dc_pair* pr, const float* x) {
 /// contact is not feasible) or j's closest point is the same feature and j comes first (the same
 /// contact found through two triangles: kept once). The closest pair of a vertex is never covered
 /// (a pair within tol of it on the same feature comes first, or it is itself the first).
-DFM_HD int dfm_dc_vt_covered(const dfm_dc_pair* k, uint32_t fk, float dk, const dfm_dc_pair* j, uint32_t fj,
-                             float dj, int j_first, float tol) {
+DFM_HD int dfm_dc_vt_covered(const dfm_dc_pair* k, uint32_t fk, float dk, const dfm_dc_pair* j, uint32_t fj, float dj,
+                             int j_first, float tol) {
     if (fk == 7u || fk == 0u) return 0;
     int nk = 0, nj = 0, same = 1;
     for (int a = 0; a < 3; ++a) {
