@@ -35,6 +35,12 @@
 /// (the vertices of one colour move together; a triangle's or edge's points move no more than
 /// its corners), so no pair the query found can cross in one sweep, and no pair it did not find
 /// (farther than the query radius at detection) can close over the advance.
+///
+/// One contact per feature (session 13): detection drops the pairs that repeat a contact another
+/// pair carries (dfm_dc_edge_edge_interior, dfm_dc_vt_covered; kernels/cpu/deform_contact_cpu.c
+/// feasible_pairs, which both backends run) and bounds each particle of a dropped pair over the
+/// span by DFM_DC_BOUND_FRACTION of that pair's distance (dfm_dc_view.vertex_bound), so that a
+/// dropped pair cannot close either.
 #ifndef DFM_DEFORM_CONTACT_H
 #define DFM_DEFORM_CONTACT_H
 
