@@ -31,6 +31,8 @@ void dfm_deform_contacts_free(dfm_deform_contacts* c) {
     free(c->cpu.pair_dist);
     free(c->cpu.terms);
     free(c->cpu.need);
+    free(c->cpu.feature);
+    free(c->cpu.vertex_bound);
     int64_t total = c->dropped_total;
     memset(c, 0, sizeof(*c));
     c->dropped_total = total;
@@ -76,7 +78,8 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
              DC_ALLOC(c->cpu.final_force, 3 * m->particle_count) && DC_ALLOC(c->cpu.body_work, bodies) &&
              DC_ALLOC(c->cpu.edge_work, edge_cap) && DC_ALLOC(c->cpu.solve_work, 16 * bodies) &&
              DC_ALLOC(c->cpu.pair_dist, cap) && DC_ALLOC(c->cpu.terms, cap) &&
-             DC_ALLOC(c->cpu.need, 3 * m->particle_count);
+             DC_ALLOC(c->cpu.need, 3 * m->particle_count) && DC_ALLOC(c->cpu.feature, cap) &&
+             DC_ALLOC(c->cpu.vertex_bound, m->particle_count);
     ok = ok && dfm_cpu_bvh_init(&c->tri_tree, nt > 0 ? nt : 1, err, sizeof(err)) == 0 &&
          dfm_cpu_bvh_init(&c->edge_tree, ne > 0 ? ne : 1, err, sizeof(err)) == 0;
     if (!ok) {
@@ -128,6 +131,7 @@ dfm_result dfm_deform_contacts_ensure(dfm_world* w) {
     s->radius = w->def.deformable_contact_radius;
     s->ke = w->def.deformable_contact_ke;
     s->mu = w->def.deformable_contact_mu;
+    s->feasible = !(w->def.disable_flags & DFM_DISABLE_DEFORMABLE_PAIR_FILTER);
     c->generation = w->model_generation;
     dfm_log(w, DFM_LOG_INFO,
             "deformable contact: %d surface vertices, %d edges, %d triangles over %d bodies; %lld candidate pairs "

@@ -92,6 +92,61 @@ static void split_colors(dfm_cpu_dc* s, int32_t color_count, const int32_t* colo
     s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = out;
 }
 
+/// One contact per feature (docs/DESIGN.md, issue 16 "one contact per feature"): of the np
+/// pairs kept by the narrow phase (pairs, pair_dist at x_prev), drops the edge-edge pairs whose
+/// closest points are not interior to both edges (dfm_dc_edge_edge_interior) and the
+/// vertex-triangle pairs covered by another pair of the same vertex (dfm_dc_vt_covered; a vertex's
+/// pairs are consecutive, in query order), compacting in order. Every particle of a dropped pair
+/// gets a displacement bound over the span of DFM_DC_BOUND_FRACTION of that pair's distance at
+/// x_prev (vertex_bound, capped by the common bound), so that no dropped pair can close either:
+/// its primitives each move less than half their gap. Only in the resting regime (query radius
+/// 2r, rq <= 2 radius): with faster motion the query radius grows with it and the pairs stay as
+/// found (a cap by the dropped pairs' gaps would then bind the layers' common motion). Off with
+/// s->feasible 0. Returns the pairs kept.
+static int32_t feasible_pairs(dfm_cpu_dc* s, const float* x_prev, int32_t n, int32_t np, float rq) {
+    s->pairs_filtered = s->feasible && s->vertex_bound && s->feature && !(rq > 2.0f * s->radius);
+    s->dropped_redundant = 0;
+    if (!s->pairs_filtered) return np;
+    float* gap = s->vertex_bound; /* the dropped pairs' smallest distance per particle, first */
+    for (int32_t i = 0; i < n; ++i) gap[i] = 3.0e38f;
+    uint32_t* feature = s->feature;
+    for (int32_t k = 0; k < np; ++k)
+        feature[k] = s->pairs[k].kind == DFM_DC_VERTEX_TRIANGLE ? dfm_dc_vt_feature(s->pairs + k, x_prev) : 0u;
+    const float tol = DFM_DC_COVER_TOL * s->radius;
+    const uint32_t drop = 0x80000000u; /* marked first, compacted after: the tests read the originals */
+    for (int32_t k = 0, g0 = 0; k < np; ++k) {
+        const dfm_dc_pair* pk = s->pairs + k;
+        if (pk->kind != DFM_DC_VERTEX_TRIANGLE) {
+            if (!dfm_dc_edge_edge_interior(pk, x_prev)) feature[k] |= drop;
+            continue;
+        }
+        if (k == 0 || s->pairs[k - 1].kind != DFM_DC_VERTEX_TRIANGLE || s->pairs[k - 1].v[0] != pk->v[0]) g0 = k;
+        for (int32_t j = g0; j < np; ++j) {
+            const dfm_dc_pair* pj = s->pairs + j;
+            if (pj->kind != DFM_DC_VERTEX_TRIANGLE || pj->v[0] != pk->v[0]) break;
+            if (j != k && dfm_dc_vt_covered(pk, feature[k] & 7u, s->pair_dist[k], pj, feature[j] & 7u, s->pair_dist[j],
+                                            j < k, tol)) {
+                feature[k] |= drop;
+                break;
+            }
+        }
+    }
+    int32_t out = 0;
+    for (int32_t k = 0; k < np; ++k) {
+        const dfm_dc_pair pk = s->pairs[k];
+        if (feature[k] & drop) {
+            for (int j = 0; j < 4; ++j) gap[pk.v[j]] = dfm_fminf(gap[pk.v[j]], s->pair_dist[k]);
+            continue;
+        }
+        s->pair_dist[out] = s->pair_dist[k];
+        s->pairs[out++] = pk;
+    }
+    const float common = DFM_DC_BOUND_FRACTION * rq;
+    for (int32_t i = 0; i < n; ++i) gap[i] = dfm_fminf(common, DFM_DC_BOUND_FRACTION * gap[i]);
+    s->dropped_redundant = np - out;
+    return out;
+}
+
 /// Candidate k of the advance as a pair (vertex-triangle below vt_kept, then edge-edge).
 static inline dfm_dc_pair candidate_pair(const dfm_cpu_dc* s, int64_t k, int64_t vt_kept) {
     dfm_dc_pair pr;
@@ -175,7 +230,7 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
             }
         }
     }
-    s->pair_count = np;
+    s->pair_count = feasible_pairs(s, x_prev, n, np, rq);
     build_lists(s, n);
     split_colors(s, color_count, color_offsets, color_particles, particle_color);
     s->view.pairs = s->pairs;
@@ -185,6 +240,7 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     s->view.ke = s->ke;
     s->view.mu = s->mu;
     s->view.total_bound = DFM_DC_BOUND_FRACTION * rq;
+    s->view.vertex_bound = s->pairs_filtered ? s->vertex_bound : NULL;
 }
 
 /// The pairs' distances at x_prev into pair_dist (the narrow phase's expression, the same bits).
@@ -220,6 +276,8 @@ static void detect_pairs(dfm_cpu_dc* s, const dfm_vbd_view* v, float ymax, int32
     /* each advance's share of the span's bound on the motion from x_prev here (x / 1 = x: span 1
        is the bound of every advance's own detection) */
     s->view.total_bound = s->view.total_bound / (float)span;
+    if (s->view.vertex_bound)
+        for (int32_t i = 0; i < n; ++i) s->vertex_bound[i] = s->vertex_bound[i] / (float)span;
     s->span_budget = s->query_radius / (float)span;
     s->covered = span - 1;
     s->detected = 1;
@@ -255,7 +313,7 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
         for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
             gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
         dfm_v3 d = dfm_v3_load(v->d + 3 * i);
-        dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, s->view.total_bound);
+        dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, dfm_dc_vertex_bound(&s->view, i));
         dfm_v3_store(b, v->d + 3 * i);
         dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), b), v->x + 3 * i);
     }

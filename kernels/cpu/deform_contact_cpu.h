@@ -68,6 +68,8 @@ typedef struct dfm_cpu_dc {
     dfm_cpu_dc_edge* edge_work; ///< Scratch, min(candidate_capacity, bodies choose 2) + 1 body pairs.
     double* solve_work;         ///< Scratch, 16 per body: the potentials' conjugate-gradient vectors.
     float* pair_dist;           ///< Scratch, candidate_capacity: each pair's distance at x_prev (narrow phase), m.
+    uint32_t* feature;          ///< Scratch, candidate_capacity: each vertex-triangle pair's dfm_dc_vt_feature.
+    float* vertex_bound;        ///< Scratch, 1 per particle: dfm_dc_view.vertex_bound when pairs_filtered (m).
     dfm_cpu_dc_terms* terms;    ///< Scratch, candidate_capacity: each pair's terms at the final iterate.
     float* need;                ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
     int32_t pairable;           ///< 0: the filters let no two primitives pair (detection skips the trees).
@@ -75,8 +77,11 @@ typedef struct dfm_cpu_dc {
     float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* set by the step before each advance (plugin/step.c; the CUDA backend leaves both 0: every
        advance detects) */
-    int32_t span;  ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
-    int32_t reuse; ///< 1: keep the last detection's pairs if it still covers this advance (dfm_cpu_dc_detect).
+    int32_t span;           ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
+    int32_t reuse;          ///< 1: keep the last detection's pairs if it still covers this advance (dfm_cpu_dc_detect).
+    int32_t feasible;       ///< 1: one contact per feature (redundant pairs dropped at detection; feasible_pairs).
+    int32_t pairs_filtered; ///< Output: 1 when the last detection dropped redundant pairs (view.vertex_bound set).
+    int32_t dropped_redundant; ///< Output: pairs the last detection dropped as redundant (0 when not filtered).
     /* state of the reuse */
     int32_t covered;   ///< Further advances the last detection's pairs cover (0: the next advance detects).
     float span_budget; ///< The last detection's query radius over its span (m per advance).

@@ -66,7 +66,7 @@ float dfm_cpu_particle_start_dc(const dfm_vbd_view* view, const dfm_cpu_contacts
 
 void dfm_cpu_dc_bound_particle(const dfm_vbd_view* view, const dfm_cpu_dc* dc, int32_t i, dfm_v3 d_old, float gap) {
     const dfm_v3 d_new = dfm_v3_load(view->d + 3 * i);
-    const dfm_v3 b = dfm_dc_bound_step(d_old, d_new, gap, dc->view.total_bound);
+    const dfm_v3 b = dfm_dc_bound_step(d_old, d_new, gap, dfm_dc_vertex_bound(&dc->view, i));
     if (b.x != d_new.x || b.y != d_new.y || b.z != d_new.z) {
         dfm_v3_store(b, view->d + 3 * i);
         dfm_v3_store(dfm_v3_add(dfm_v3_load(view->x_prev + 3 * i), b), view->x + 3 * i);

@@ -58,7 +58,7 @@ __global__ void dc_guess_kernel(dfm_dc_view c, dfm_vbd_view v, const uint8_t* su
         gap = dfm_fminf(gap, dfm_v3_len(dfm_dc_pair_stencil(c.pairs + (c.items[k] >> 2), v.x_prev, w)));
     }
     const dfm_v3 d = dfm_v3_load(v.d + 3 * (int64_t)i);
-    const dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, c.total_bound);
+    const dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, dfm_dc_vertex_bound(&c, i));
     dfm_v3_store(b, v.d + 3 * (int64_t)i);
     dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x_prev + 3 * (int64_t)i), b), v.x + 3 * (int64_t)i);
 }
@@ -219,9 +219,9 @@ __global__ void dc_final_force_kernel(dfm_dc_view dcv, dfm_vbd_view v, const uin
 void dfm_cuda_dc_free(dfm_cuda_dc* dc) {
     dfm_cuda_bvh_destroy(dc->tri_bvh);
     dfm_cuda_bvh_destroy(dc->edge_bvh);
-    void* bufs[] = {dc->pairs,       dc->offsets,    dc->items,      dc->sub_particles, dc->surface,
-                    dc->final_force, dc->part_terms, dc->corner_mag, dc->pair_edge,     dc->edge_offsets,
-                    dc->edge_pairs,  dc->edges,      dc->bodies,     dc->lambda,        dc->body_flags};
+    void* bufs[] = {dc->pairs,      dc->offsets,    dc->items,      dc->sub_particles, dc->surface,    dc->final_force,
+                    dc->part_terms, dc->corner_mag, dc->pair_edge,  dc->edge_offsets,  dc->edge_pairs, dc->edges,
+                    dc->bodies,     dc->lambda,     dc->body_flags, dc->vertex_bound};
     for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); ++k)
         if (bufs[k]) cudaFree(bufs[k]); /* teardown: nothing to report to */
     if (dc->host_x_prev) cudaFreeHost(dc->host_x_prev);
@@ -266,6 +266,7 @@ int dfm_cuda_dc_upload(dfm_cuda_dc* dc, const dfm_cpu_dc* s, int64_t generation,
     DC_A(offsets, (n + 1u) * sizeof(int32_t));
     DC_A(items, 4u * cap * sizeof(int32_t));
     DC_A(sub_particles, n * sizeof(int32_t));
+    DC_A(vertex_bound, n * sizeof(float));
     DC_A(surface, n);
     DC_A(final_force, 3u * n * sizeof(float));
     DC_A(part_terms, 10u * n * sizeof(double));
@@ -434,6 +435,12 @@ int dfm_cuda_dc_detect(dfm_cuda_dc* dc, dfm_cpu_dc* s, const dfm_vbd_view& v, in
     DFM_CUDA_TRY(
         cudaMemcpyAsync(dc->sub_particles, s->sub_particles, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice, st));
     dc->view.total_bound = s->view.total_bound;
+    dc->view.vertex_bound = NULL; /* per-particle bounds where detection dropped redundant pairs */
+    if (s->view.vertex_bound) {
+        DFM_CUDA_TRY(cudaMemcpyAsync(dc->vertex_bound, s->view.vertex_bound, (size_t)n * sizeof(float),
+                                     cudaMemcpyHostToDevice, st));
+        dc->view.vertex_bound = dc->vertex_bound;
+    }
     dc_guess_kernel<<<blocks_for(n), BLOCK, 0, st>>>(dc->view, v, dc->surface);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;

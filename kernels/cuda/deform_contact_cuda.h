@@ -39,6 +39,7 @@ struct dfm_cuda_dc {
     int32_t* offsets;       ///< Device, particle_count + 1: CSR of each particle's items.
     int32_t* items;         ///< Device, 4 * capacity: 4 * pair + corner.
     int32_t* sub_particles; ///< Device, particle_count: each colour's particles by sub-colour.
+    float* vertex_bound;    ///< Device, particle_count: dfm_dc_view.vertex_bound when detection filtered (m).
     uint8_t* surface;       ///< Device, particle_count: 1 for a corner of some primitive.
     float* final_force;     ///< Device, 3 per particle: deformable-contact force at the final iterate.
     /* the balance over the body graph (deform_balance.h; the host solves it, the device sums and applies) */

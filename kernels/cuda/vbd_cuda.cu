@@ -261,7 +261,7 @@ __device__ __forceinline__ void dc_solve_particle(const dfm_vbd_view& v, const d
     const dfm_v3 d_old = dfm_v3_load(v.d + 3 * (int64_t)i);
     if (!dfm_vbd_solve_particle(&v, i, f, H)) return;
     const dfm_v3 d_new = dfm_v3_load(v.d + 3 * (int64_t)i);
-    const dfm_v3 bd = dfm_dc_bound_step(d_old, d_new, gap, dc.total_bound);
+    const dfm_v3 bd = dfm_dc_bound_step(d_old, d_new, gap, dfm_dc_vertex_bound(&dc, i));
     if (bd.x != d_new.x || bd.y != d_new.y || bd.z != d_new.z) {
         dfm_v3_store(bd, v.d + 3 * (int64_t)i);
         dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x_prev + 3 * (int64_t)i), bd), v.x + 3 * (int64_t)i);

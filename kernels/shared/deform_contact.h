@@ -35,6 +35,12 @@
 /// (the vertices of one colour move together; a triangle's or edge's points move no more than
 /// its corners), so no pair the query found can cross in one sweep, and no pair it did not find
 /// (farther than the query radius at detection) can close over the advance.
+///
+/// One contact per feature (session 13): detection drops the pairs that repeat a contact another
+/// pair carries (dfm_dc_edge_edge_interior, dfm_dc_vt_covered; kernels/cpu/deform_contact_cpu.c
+/// feasible_pairs, which both backends run) and bounds each particle of a dropped pair over the
+/// span by DFM_DC_BOUND_FRACTION of that pair's distance (dfm_dc_view.vertex_bound), so that a
+/// dropped pair cannot close either.
 #ifndef DFM_DEFORM_CONTACT_H
 #define DFM_DEFORM_CONTACT_H
 
@@ -67,7 +73,16 @@ typedef struct dfm_dc_view {
     float ke;                 ///< Stiffness k, N/m.
     float mu;                 ///< Friction coefficient.
     float total_bound;        ///< Largest displacement over the advance of a vertex with pairs, m.
+    /// Per particle: its own largest displacement over the advance (m, <= total_bound: capped by
+    /// the redundant pairs dropped at detection, dfm_dc_vt_covered), or NULL: total_bound for all.
+    const float* vertex_bound;
 } dfm_dc_view;
+
+/// Particle i's largest displacement over the advance (m): dfm_dc_view.vertex_bound[i], or
+/// total_bound without per-particle bounds.
+DFM_HD float dfm_dc_vertex_bound(const dfm_dc_view* c, int32_t i) {
+    return c->vertex_bound ? c->vertex_bound[i] : c->total_bound;
+}
 
 /* ------------------------------------------------------------------ closest points */
 
@@ -302,6 +317,68 @@ DFM_HD dfm_m33 dfm_dc_friction_hessian_exact(dfm_v3 D, dfm_v3 n, float eps, floa
         Hm = dfm_m33_add_outer(Hm, uh, uh, f1p - phi);
     }
     return dfm_m33_scale(Hm, mu_lambda);
+}
+
+/* ------------------------------------------------------------------ one contact per feature */
+
+/// Distance margin, as a fraction of the contact radius, by which a pair must be farther than
+/// another one on the same feature to count as covered by it (dfm_dc_vt_covered): far above the
+/// rounding of one closest point computed from two triangles (~1e-7 m), so that the closest pair of
+/// a vertex is never dropped.
+#define DFM_DC_COVER_TOL 1e-3f
+
+/// Whether an edge-edge pair's closest points at x are interior to both edges (0 < s < 1 and
+/// 0 < t < 1; parallel edges read s = 0: not interior). A pair whose closest point is an end of an
+/// edge is a vertex-edge or vertex-vertex contact, which the vertex-triangle pairs of that end
+/// against the triangles holding the other edge carry (at a distance no larger: the triangle
+/// contains the edge), so detection drops it (OGC's edge-edge contacts are those between edge
+/// interiors; Chen et al. 2025, section 4).
+DFM_HD int dfm_dc_edge_edge_interior(const dfm_dc_pair* pr, const float* x) {
+    float s, t;
+    dfm_dc_edge_edge(dfm_v3_load(x + 3 * (int64_t)pr->v[0]), dfm_v3_load(x + 3 * (int64_t)pr->v[1]),
+                     dfm_v3_load(x + 3 * (int64_t)pr->v[2]), dfm_v3_load(x + 3 * (int64_t)pr->v[3]), &s, &t);
+    return s > 0.0f && s < 1.0f && t > 0.0f && t < 1.0f;
+}
+
+/// The feature of a vertex-triangle pair's triangle that holds the closest point at x: bit j - 1
+/// set for each corner v[j] (j = 1..3) of positive barycentric weight (one bit: a vertex, two: an
+/// edge, all three: the face interior).
+DFM_HD uint32_t dfm_dc_vt_feature(const dfm_dc_pair* pr, const float* x) {
+    float b[3];
+    dfm_dc_point_triangle(dfm_v3_load(x + 3 * (int64_t)pr->v[0]), dfm_v3_load(x + 3 * (int64_t)pr->v[1]),
+                          dfm_v3_load(x + 3 * (int64_t)pr->v[2]), dfm_v3_load(x + 3 * (int64_t)pr->v[3]), b);
+    return (b[0] > 0.0f ? 1u : 0u) | (b[1] > 0.0f ? 2u : 0u) | (b[2] > 0.0f ? 4u : 0u);
+}
+
+/// Whether vertex-triangle pair k (feature fk, distance dk, m) is covered by pair j of the same
+/// vertex (fj, dj), one contact per feature after OGC's feasible regions (Chen et al. 2025,
+/// section 4: a vertex's contact with an edge or vertex of a triangle is feasible only where that
+/// edge or vertex is the closest feature of the whole surface): k's closest point is an edge or a
+/// vertex of its triangle (not the face interior), j's triangle also holds that edge or vertex, and
+/// either j is closer by more than tol (m; the vertex is over j's side of the feature, where k's
+/// contact is not feasible) or j's closest point is the same feature and j comes first (the same
+/// contact found through two triangles: kept once). The closest pair of a vertex is never covered
+/// (a pair within tol of it on the same feature comes first, or it is itself the first).
+DFM_HD int dfm_dc_vt_covered(const dfm_dc_pair* k, uint32_t fk, float dk, const dfm_dc_pair* j, uint32_t fj, float dj,
+                             int j_first, float tol) {
+    if (fk == 7u || fk == 0u) return 0;
+    int nk = 0, nj = 0, same = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (!((fk >> a) & 1u)) continue;
+        ++nk;
+        const int32_t q = k->v[1 + a];
+        if (q != j->v[1] && q != j->v[2] && q != j->v[3]) return 0; /* j's triangle lacks k's feature */
+    }
+    for (int a = 0; a < 3; ++a) {
+        if (!((fj >> a) & 1u)) continue;
+        ++nj;
+        const int32_t q = j->v[1 + a];
+        int in = 0;
+        for (int b = 0; b < 3; ++b) in |= ((fk >> b) & 1u) && k->v[1 + b] == q;
+        same &= in;
+    }
+    if (dj < dk - tol) return 1;
+    return same && nj == nk && j_first;
 }
 
 /* ------------------------------------------------------------------ per vertex */

@@ -6,6 +6,7 @@
 ///                  [--body-translation] [--coarse-correction] [--threads N] [--hz F] [--res N] [--no-self-collision]
 /// --no-self-collision: cloth-fold with the cloth's self_collision 0 (the same scene, for the ratio).
 /// --no-deformable-contact: cloth-fold with world deformable_contact_radius 0 as well (self_collision -1 in the JSON).
+/// --all-pairs: DFM_DISABLE_DEFORMABLE_PAIR_FILTER (every narrow-phase pair kept, the behaviour before session 13).
 /// cloth-fold runs on the CPU backend unless --backend cuda asks for the CUDA one (issue 16's host-assisted first
 /// slice: eager steps; its phases are folded into detection, solve and reactions, see the JSON note).
 /// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
@@ -408,6 +409,7 @@ int main(int argc, char** argv) {
         else if (!strcmp(a, "--quiet")) c.quiet = 1;
         else if (!strcmp(a, "--no-self-collision")) c.base.self_collision = 0;
         else if (!strcmp(a, "--no-deformable-contact")) c.base.self_collision = -1;
+        else if (!strcmp(a, "--all-pairs")) c.base.flags |= DFM_DISABLE_DEFORMABLE_PAIR_FILTER;
         else if (!strcmp(a, "--body-translation")) c.base.features |= DFM_FEATURE_BODY_TRANSLATION;
         else if (!strcmp(a, "--coarse-correction")) c.base.features |= DFM_FEATURE_COARSE_CORRECTION;
         else goto usage;
@@ -518,7 +520,7 @@ usage:
         "usage: %s [--workload cloth-lift|soft-lift|both|game-cloth|cloth-fold] [--envs N] [--substeps N] [--iterations N]\n"
         "          [--backend cpu|cuda|auto] [--steps N] [--windows N] [--warmup N] [--json PATH]\n"
         "          [--attribution] [--scaling] [--quiet] [--body-translation] [--coarse-correction] [--threads N] [--hz F] [--res N]\n"
-        "          [--no-self-collision] [--no-deformable-contact]\n",
+        "          [--no-self-collision] [--no-deformable-contact] [--all-pairs]\n",
         argv[0]);
     return 2;
 }

@@ -13,7 +13,9 @@
 /// 16, folded onto itself 2 cm up, self-collision on: vertex-triangle and edge-edge pairs, the
 /// sub-colours and the displacement bound) and two soft cubes stacked on a box (tets with pairs);
 /// both are also run on 2 threads against the 1-thread scalar reference, and print an FNV-1a hash
-/// of the reference positions and reactions (to compare the scalar path across revisions by hand).
+/// of the reference positions and reactions (to compare the scalar path across revisions by hand;
+/// DFM_TEST_ALL_PAIRS=1 keeps every deformable pair, DFM_DISABLE_DEFORMABLE_PAIR_FILTER, so that its
+/// hashes compare with revisions before the one-contact-per-feature filter).
 #define _POSIX_C_SOURCE 200809L
 #include <dfm_scene_cubes.h>
 #include <dfm_scene_fold.h>
@@ -47,6 +49,8 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
     def.backend = DFM_BACKEND_CPU;
     def.cpu_threads = threads;
     if (scene >= 2) def.deformable_contact_radius = 0.005f;
+    const char* all = getenv("DFM_TEST_ALL_PAIRS"); /* 1: every deformable pair (the hashes before session 13) */
+    if (all && all[0] == '1') def.disable_flags |= DFM_DISABLE_DEFORMABLE_PAIR_FILTER;
     dfm_world* w = NULL;
     if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) return NULL;
     dfm_body_id body;

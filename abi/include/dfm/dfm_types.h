@@ -95,26 +95,29 @@ typedef enum dfm_feature_flags {
 
 /// Switches for dfm_world_def.disable_flags. All optimizations are on by default.
 enum {
-    DFM_DISABLE_SHAPE_SORT = 1u << 0,             ///< Candidate lists in feature order, not sorted by shape.
-    DFM_DISABLE_AABB_CULL = 1u << 1,              ///< No feature-AABB vs shape-AABB early-out.
-    DFM_DISABLE_CONTACT_LISTS = 1u << 2,          ///< Legacy per-color scatter instead of per-particle lists.
-    DFM_DISABLE_EDGE_CONTACTS = 1u << 3,          ///< No edge-vs-shape contacts (particles and faces only).
-    DFM_DISABLE_FACE_CONTACTS = 1u << 4,          ///< No face-vs-shape contacts.
-    DFM_DISABLE_SPLIT_SDF = 1u << 5,              ///< Always evaluate value + gradient together.
-    DFM_DISABLE_STATIC_FRICTION = 1u << 6,        ///< IPC-style smoothed friction in the solve instead of the
-                                                  ///< Coulomb projection; creeps at rest (docs/friction.md).
-    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7,          ///< CUDA: launch every kernel of a step eagerly instead of
-                                                  ///< replaying one captured CUDA graph per step.
-    DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,          ///< CUDA: contact passes (penalties, lists, reactions) launch
-                                                  ///< over the whole capacity instead of the active prefix.
-    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9,     ///< CUDA: one particle per 32-lane warp (16 lanes idle) in the
-                                                  ///< tiled elasticity solve instead of two (bitwise equal results).
-    DFM_DISABLE_TET_KERNEL = 1u << 10,            ///< CUDA: the generic elasticity kernel also for tet-only models
-                                                  ///< (bitwise equal results).
-    DFM_DISABLE_DEFORMABLE_PAIR_REUSE = 1u << 11, ///< CPU deformable contact: find the pairs at every substep
-                                                  ///< (bitwise the behaviour before) instead of once per step
-                                                  ///< for all substeps (docs/DESIGN.md).
-    DFM_DISABLE_KNOWN_FLAGS = (1u << 12) - 1u     ///< Every bit above is known; others are refused at creation.
+    DFM_DISABLE_SHAPE_SORT = 1u << 0,              ///< Candidate lists in feature order, not sorted by shape.
+    DFM_DISABLE_AABB_CULL = 1u << 1,               ///< No feature-AABB vs shape-AABB early-out.
+    DFM_DISABLE_CONTACT_LISTS = 1u << 2,           ///< Legacy per-color scatter instead of per-particle lists.
+    DFM_DISABLE_EDGE_CONTACTS = 1u << 3,           ///< No edge-vs-shape contacts (particles and faces only).
+    DFM_DISABLE_FACE_CONTACTS = 1u << 4,           ///< No face-vs-shape contacts.
+    DFM_DISABLE_SPLIT_SDF = 1u << 5,               ///< Always evaluate value + gradient together.
+    DFM_DISABLE_STATIC_FRICTION = 1u << 6,         ///< IPC-style smoothed friction in the solve instead of the
+                                                   ///< Coulomb projection; creeps at rest (docs/friction.md).
+    DFM_DISABLE_GRAPH_CAPTURE = 1u << 7,           ///< CUDA: launch every kernel of a step eagerly instead of
+                                                   ///< replaying one captured CUDA graph per step.
+    DFM_DISABLE_ACTIVE_PREFIX = 1u << 8,           ///< CUDA: contact passes (penalties, lists, reactions) launch
+                                                   ///< over the whole capacity instead of the active prefix.
+    DFM_DISABLE_TWO_PARTICLE_WARPS = 1u << 9,      ///< CUDA: one particle per 32-lane warp (16 lanes idle) in the
+                                                   ///< tiled elasticity solve instead of two (bitwise equal results).
+    DFM_DISABLE_TET_KERNEL = 1u << 10,             ///< CUDA: the generic elasticity kernel also for tet-only models
+                                                   ///< (bitwise equal results).
+    DFM_DISABLE_DEFORMABLE_PAIR_REUSE = 1u << 11,  ///< CPU deformable contact: find the pairs at every substep
+                                                   ///< (bitwise the behaviour before) instead of once per step
+                                                   ///< for all substeps (docs/DESIGN.md).
+    DFM_DISABLE_DEFORMABLE_PAIR_FILTER = 1u << 12, ///< Deformable contact: keep every pair the narrow phase finds
+                                                   ///< (bitwise the behaviour before) instead of one contact per
+                                                   ///< feature (docs/DESIGN.md, issue 16).
+    DFM_DISABLE_KNOWN_FLAGS = (1u << 13) - 1u      ///< Every bit above is known; others are refused at creation.
 };
 
 /// Most substeps and iterations per step a world takes (world def, dfm_world_set_solver_counts): a
