@@ -1052,6 +1052,53 @@ static inline void lane_contact_gather(const dfm_contact_view* c, const float* d
     *H_out = Hs;
 }
 
+/// dfm_vbd_particle_base over lanes: inertia and drag added to the contact terms fc, Hc (the
+/// scalar operations in the scalar order; the off-diagonal zeros are added too, as dfm_m33_add
+/// adds them). `o`: 3 p per lane, `pi`: p per lane (an inactive lane repeats an active one's).
+static inline __attribute__((always_inline)) void lane_base(const dfm_vbd_view* v, vi o, vi pi, v3 fc, m3 Hc, v3* f_out,
+                                                            m3* H_out) {
+    const vf m_h2 = vgather(v->mass, pi) / vsplat(v->h * v->h);
+    const v3 d = v3_gather(v->d, o);
+    const v3 f = v3_add(fc, v3_scale(v3_sub(v3_gather(v->y, o), d), m_h2));
+    const vf c_h = vgather(v->drag, pi) / vsplat(v->h);
+    *f_out = v3_madd(f, d, -c_h);
+    *H_out = m3_add(Hc, m3_diag(m_h2 + c_h));
+}
+
+/// dfm_vbd_particle_newton over lanes for the lanes in `act`: d += H^-1 f where |det H| passes the
+/// relative safeguard and the step is finite (dfm_m33_inverse, dfm_m33_mul_v3 and
+/// dfm_v3_isfinite with the scalar operations), d and x = x_prev + d stored for the moved lanes.
+static inline __attribute__((always_inline)) void lane_newton(const dfm_vbd_view* v, const int32_t p[W], int actm, vi o,
+                                                              v3 f, m3 H) {
+    const vf s = vmax(vabs(H.m[0][0]), vmax(vabs(H.m[1][1]), vabs(H.m[2][2])));
+    const vf det = m3_det(H);
+    vi ok = vabs(det) > DFM_VBD_DET_EPS * s * s * s;
+    if (!(vmask(ok) & actm)) return;
+    const m3 cof = m3_cofactor(H);
+    const vf inv = 1.0f / det;
+    m3 Hinv; /* transpose(cofactor) * (1 / det) */
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Hinv.m[i][j] = cof.m[j][i] * inv;
+    const v3 dx = {Hinv.m[0][0] * f.x + Hinv.m[0][1] * f.y + Hinv.m[0][2] * f.z,
+                   Hinv.m[1][0] * f.x + Hinv.m[1][1] * f.y + Hinv.m[1][2] * f.z,
+                   Hinv.m[2][0] * f.x + Hinv.m[2][1] * f.y + Hinv.m[2][2] * f.z};
+    ok &= vfinite(dx.x) & vfinite(dx.y) & vfinite(dx.z);
+    const int moved = vmask(ok) & actm;
+    if (!moved) return;
+    const v3 d = v3_add(v3_gather(v->d, o), dx);
+    const v3 x = v3_add(v3_gather(v->x_prev, o), d);
+    float dl[3][W], xl[3][W];
+    vst(dl[0], d.x), vst(dl[1], d.y), vst(dl[2], d.z);
+    vst(xl[0], x.x), vst(xl[1], x.y), vst(xl[2], x.z);
+    for (int l = 0; l < W; ++l)
+        if ((moved >> l) & 1) {
+            float* dp = v->d + 3 * p[l];
+            float* xp = v->x + 3 * p[l];
+            dp[0] = dl[0][l], dp[1] = dl[1][l], dp[2] = dl[2][l];
+            xp[0] = xl[0][l], xp[1] = xl[1][l], xp[2] = xl[2][l];
+        }
+}
+
 /// Solves lane groups [g0, g1): every dynamic lane particle, or with deformable contact (dc not
 /// NULL) those of sub-colour `sub` (the others are inactive lanes: nothing of theirs is written).
 static inline __attribute__((always_inline)) void solve_groups(const void* layout, const dfm_vbd_view* view,
@@ -1071,6 +1118,36 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
         if (dc && count < DC_LANES_MIN) {
             for (int l = 0; l < W; ++l)
                 if (act[l]) dfm_cpu_solve_one(view, cc, dc, gr->p[l]);
+            continue;
+        }
+        if (!dc) { /* no deformable contact: start and Newton step in the lanes too */
+            int32_t safe = 0, pl[W];
+            int actm = 0;
+            for (int l = 0; l < W; ++l)
+                if (act[l]) safe = gr->p[l], actm |= 1 << l;
+            for (int l = 0; l < W; ++l) pl[l] = act[l] ? gr->p[l] : safe;
+            const vi pi = vldi(pl), o = pi * 3;
+            v3 cf;
+            m3 cH;
+            if (cc && cc->gather && !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE)))
+                lane_contact_gather(cc->view, view->d, view->h, gr->p, act, &cf, &cH);
+            else { /* the scalar contact terms per lane (the scatter path, friction in the solve) */
+                float cfl[3][W], cHl[9][W];
+                for (int l = 0; l < W; ++l) {
+                    dfm_v3 fc = dfm_v3_zero();
+                    dfm_m33 Hc = dfm_m33_zero();
+                    if (act[l]) dfm_cpu_contact_terms(view, cc, gr->p[l], &fc, &Hc);
+                    cfl[0][l] = fc.x, cfl[1][l] = fc.y, cfl[2][l] = fc.z;
+                    for (int q = 0; q < 9; ++q) cHl[q][l] = Hc.m[q / 3][q % 3];
+                }
+                cf = (v3){vld(cfl[0]), vld(cfl[1]), vld(cfl[2])};
+                for (int q = 0; q < 9; ++q) cH.m[q / 3][q % 3] = vld(cHl[q]);
+            }
+            v3 f;
+            m3 H;
+            lane_base(view, o, pi, cf, cH, &f, &H);
+            lane_elements(base, gr, view, &f, &H);
+            lane_newton(view, gr->p, actm, o, f, H);
             continue;
         }
         /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
