@@ -982,43 +982,62 @@ static inline shape_lanes lane_shapes(const dfm_shape_rt* shapes, const int32_t 
     return r;
 }
 
-/// dfm_contact_gather over lanes for the lane particles p[l] with act[l] (the others get zeros):
-/// each lane's list walked in its order, one record per lane per round, its dfm_contact_geometry and
-/// dfm_contact_point_force (penalty and damping; the caller keeps the scalar path when friction is
-/// in the solve) with the scalar operations, added with its weight as the scalar gather adds it.
-static inline void lane_contact_gather(const dfm_contact_view* c, const float* d_, float h, const int32_t p[W],
-                                       const int act[W], v3* f_out, m3* H_out) {
-    int32_t node[W];
-    for (int l = 0; l < W; ++l) node[l] = act[l] ? c->head[p[l]] : -1;
+/// base[idx[l]] per lane (idx: int32 offsets).
+static inline vi vgatheri(const int32_t* base, vi idx) {
+#if W == 8
+    return (vi)_mm256_i32gather_epi32((const int*)base, (__m256i)idx, 4);
+#else
+    vi r;
+    for (int l = 0; l < W; ++l) r[l] = base[idx[l]];
+    return r;
+#endif
+}
+/// m ? a : b per lane for integers.
+static inline vi vseli(vi m, vi a, vi b) { return (a & m) | (b & ~m); }
+/// n / 3 per lane, exact for 0 <= n < 2^24: the float quotient truncated is within one of it (n is
+/// exact in float, the quotient off by at most half an ulp < 1), then corrected by the remainder.
+static inline vi vdiv3(vi n) {
+    vi k = __builtin_convertvector(__builtin_convertvector(n, vf) / 3.0f, vi);
+    const vi r = n - 3 * k;
+    k -= r >= 3; /* a comparison is -1 where true */
+    k += r < 0;
+    return k;
+}
+
+/// dfm_contact_gather over lanes for the lane particles pi with lane bits actm (the others get
+/// zeros): each lane's list walked in its order, one record per lane per round, its
+/// dfm_contact_geometry and dfm_contact_point_force (penalty and damping; the caller keeps the
+/// scalar path when friction is in the solve) with the scalar operations, added with its weight as
+/// the scalar gather adds it. The lists' bookkeeping (nodes, record and corner indices) is in the
+/// lanes too; an inactive lane reads a live lane's record (never used).
+static inline void lane_contact_gather(const dfm_contact_view* c, const float* d_, float h, vi pi, int actm, v3* f_out,
+                                       m3* H_out) {
+    vi lb;
+    for (int l = 0; l < W; ++l) lb[l] = 1 << l;
+    vi node = vseli((vsplat(0.0f) == 0.0f) & ((lb & actm) != 0), vgatheri(c->head, pi), (vi){0} - 1);
     const vf zero = vsplat(0.0f);
     v3 fs = {zero, zero, zero};
     m3 Hs = m3_zero();
     for (;;) {
-        int32_t kk[W], k3[W], wi[W], si[W], ci[3][W];
-        int any = 0;
-        for (int l = 0; l < W; ++l) any |= node[l] >= 0;
-        if (!any) break;
-        int32_t k0 = 0; /* off lanes read a live record's data (never used) */
-        for (int l = 0; l < W; ++l)
-            if (node[l] >= 0) k0 = node[l] / 3;
-        int32_t onl[W];
-        for (int l = 0; l < W; ++l) {
-            const int32_t k = node[l] >= 0 ? node[l] / 3 : k0;
-            onl[l] = node[l] >= 0 ? -1 : 0;
-            kk[l] = k;
-            k3[l] = 3 * k;
-            wi[l] = node[l] >= 0 ? node[l] : 3 * k;
-            si[l] = c->rec.shape[k];
-            for (int j = 0; j < 3; ++j) ci[j][l] = c->rec.corners[3 * k + j];
-        }
-        const vi on = vldi(onl), kv = vldi(k3), kr = vldi(kk);
+        const vi on = node >= 0;
+        const int onm = vmask(on);
+        if (!onm) break;
+        const vi nd = vseli(on, node, (vi){0} + node[31 - __builtin_clz((unsigned)onm)]);
+        vi kr;
+        if (vany(nd >= (1 << 24)))
+            for (int l = 0; l < W; ++l) kr[l] = nd[l] / 3;
+        else
+            kr = vdiv3(nd);
+        const vi kv = 3 * kr;
+        int32_t si[W];
+        const vi siv = vgatheri(c->rec.shape, kr);
+        memcpy(si, &siv, sizeof si);
         /* dfm_contact_geometry */
         v3 dc = {zero, zero, zero};
         for (int j = 0; j < 3; ++j) {
-            const vi valid = vldi(ci[j]) >= 0;
-            int32_t off[W];
-            for (int l = 0; l < W; ++l) off[l] = ci[j][l] >= 0 ? 3 * ci[j][l] : 0;
-            const v3 dj = v3_gather(d_, vldi(off));
+            const vi cj = vgatheri(c->rec.corners, kv + j);
+            const vi valid = cj >= 0;
+            const v3 dj = v3_gather(d_, (3 * cj) & valid); /* an invalid corner reads offset 0 (unused) */
             const vf bj = vgather(c->rec.bary, kv + j);
             dc = v3_sel(valid, v3_madd(dc, dj, bj), dc);
         }
@@ -1042,11 +1061,10 @@ static inline void lane_contact_gather(const dfm_contact_view* c, const float* d
         f = v3_sel(in, f, (v3){zero, zero, zero});
         H = m3_sel(in, H, m3_zero());
         /* dfm_contact_gather's sums */
-        const vf w = vgather(c->rec.bary, vldi(wi));
+        const vf w = vgather(c->rec.bary, nd);
         fs = v3_sel(on, v3_madd(fs, f, w), fs);
         Hs = m3_sel(on, m3_add(Hs, m3_scale(H, w * w)), Hs);
-        for (int l = 0; l < W; ++l)
-            if (node[l] >= 0) node[l] = c->next[node[l]];
+        node = vseli(on, vgatheri(c->next, nd), node);
     }
     *f_out = fs;
     *H_out = Hs;
@@ -1130,7 +1148,7 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
             v3 cf;
             m3 cH;
             if (cc && cc->gather && !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE)))
-                lane_contact_gather(cc->view, view->d, view->h, gr->p, act, &cf, &cH);
+                lane_contact_gather(cc->view, view->d, view->h, pi, actm, &cf, &cH);
             else { /* the scalar contact terms per lane (the scatter path, friction in the solve) */
                 float cfl[3][W], cHl[9][W];
                 for (int l = 0; l < W; ++l) {
@@ -1153,20 +1171,6 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
         /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
            particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
         float fl[3][W], Hl[9][W], gap[W];
-        /* The rigid contacts of the lanes in lanes (bitwise dfm_cpu_contact_terms) on the gather path
-           without friction in the solve (that and the legacy scatter keep the per-lane scalar start). */
-        const int lanes_gather = !dc && cc && cc->gather &&
-                                 !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE));
-        float cfl[3][W], cHl[9][W];
-        if (lanes_gather) {
-            v3 cf;
-            m3 cH;
-            lane_contact_gather(cc->view, view->d, view->h, gr->p, act, &cf, &cH);
-            vst(cfl[0], cf.x);
-            vst(cfl[1], cf.y);
-            vst(cfl[2], cf.z);
-            for (int q = 0; q < 9; ++q) vst(cHl[q], cH.m[q / 3][q % 3]);
-        }
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
             dfm_v3 fs = dfm_v3_zero();
@@ -1178,12 +1182,6 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
                 dfm_cpu_contact_terms(view, cc, p, &fc, &Hc);
                 gap[l] = lane_pairs(view, &dc->view, p, &fc, &Hc);
                 dfm_vbd_particle_base(view, p, fc, Hc, &fs, &Hm);
-            } else if (act[l] && lanes_gather) { /* dfm_cpu_particle_start with the contacts gathered above */
-                dfm_vbd_particle_base(view, p, dfm_v3_make(cfl[0][l], cfl[1][l], cfl[2][l]),
-                                      (dfm_m33){{{cHl[0][l], cHl[1][l], cHl[2][l]},
-                                                 {cHl[3][l], cHl[4][l], cHl[5][l]},
-                                                 {cHl[6][l], cHl[7][l], cHl[8][l]}}},
-                                      &fs, &Hm);
             } else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
             fl[0][l] = fs.x;
