@@ -252,9 +252,11 @@ typedef struct tet_blk {
     float m[3][W]; ///< dF/dx_vi = I (x) m^T.
 } tet_blk;
 
-/// Layout header: color_count, group_count, then color_count + 1 group offsets, then the groups.
+/// Layout header: color_count, group_count, the groups' byte offset; then color_count + 1 group
+/// offsets, the ordered particles of the colors and their sort's scratch, then the groups.
 typedef struct header {
     int32_t color_count, group_count;
+    int64_t groups_at; ///< Byte offset of the groups (after the ordered particles, order_color).
 } header;
 
 static inline const int32_t* color_groups(const void* layout) { return (const int32_t*)((const header*)layout + 1); }
@@ -265,35 +267,87 @@ static inline size_t groups_offset(int32_t color_count) {
 
 static inline int32_t deg(const int32_t* offsets, int32_t p) { return offsets ? offsets[p + 1] - offsets[p] : 0; }
 
+/// Radix buckets of order_color's sort: degrees 0 .. DEG_BUCKETS - 2, larger ones share the last.
+#define DEG_BUCKETS 64
+
+/// One stable counting pass: src[0, n) into dst by key(deg of its particle), largest degree first.
+static void order_pass(const int32_t* offsets, const int32_t* src, int32_t* dst, int32_t n) {
+    int32_t start[DEG_BUCKETS + 1] = {0};
+    for (int32_t k = 0; k < n; ++k) {
+        const int32_t d = deg(offsets, src[k]);
+        ++start[DEG_BUCKETS - 1 - (d < DEG_BUCKETS - 1 ? d : DEG_BUCKETS - 1) + 1];
+    }
+    for (int b = 0; b < DEG_BUCKETS; ++b) start[b + 1] += start[b];
+    for (int32_t k = 0; k < n; ++k) {
+        const int32_t d = deg(offsets, src[k]);
+        dst[start[DEG_BUCKETS - 1 - (d < DEG_BUCKETS - 1 ? d : DEG_BUCKETS - 1)]++] = src[k];
+    }
+}
+
+/// A color's particles ordered by hinge degree, then triangle degree, then tet degree (largest first;
+/// stable: ties keep the color's order) into out, tmp the same size: lane groups cut from this order
+/// have slots of nearly equal fill. Only which particles share a group changes (a color's particles
+/// are independent, each one's elements keep their order), so no bit of the solve does.
+static void order_color(const dfm_vbd_view* v, const int32_t* particles, int32_t n, int32_t* out, int32_t* tmp) {
+    order_pass(v->v_tet_offsets, particles, tmp, n); /* least significant key first */
+    order_pass(v->v_tri_offsets, tmp, out, n);
+    memcpy(tmp, out, (size_t)n * sizeof(int32_t));
+    order_pass(v->v_edge_offsets, tmp, out, n);
+}
+
+/// Slot counts of the group of particles p[0, n): the largest degree of each kind.
+static void group_slots(const dfm_vbd_view* v, const int32_t* p, int32_t n, int32_t* nt, int32_t* ne, int32_t* nk) {
+    *nt = *ne = *nk = 0;
+    for (int32_t l = 0; l < n; ++l) {
+        if (deg(v->v_tri_offsets, p[l]) > *nt) *nt = deg(v->v_tri_offsets, p[l]);
+        if (deg(v->v_edge_offsets, p[l]) > *ne) *ne = deg(v->v_edge_offsets, p[l]);
+        if (deg(v->v_tet_offsets, p[l]) > *nk) *nk = deg(v->v_tet_offsets, p[l]);
+    }
+}
+
 size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                            const int32_t* color_particles, void* buf, size_t cap) {
     if (!v->tri_coef || !v->edge_coef || !v->tet_coef || (v->edge_count > 0 && !v->edge_start_angle)) return 0;
-    /* Sizes: groups and blocks. */
+    /* Sizes: groups, the ordered particles (and their sort's scratch), blocks. */
     int32_t ng = 0;
+    for (int32_t c = 0; c < color_count; ++c) ng += (color_offsets[c + 1] - color_offsets[c] + W - 1) / W;
+    const int32_t np = color_offsets[color_count];
+    const size_t ooff = groups_offset(color_count);
+    const size_t goff = (ooff + 2u * (size_t)np * sizeof(int32_t) + 63u) & ~(size_t)63u;
+    const size_t boff = goff + (size_t)ng * sizeof(group);
     size_t blocks = 0;
-    for (int32_t c = 0; c < color_count; ++c) {
+    if (!buf || cap < boff) { /* no room to order the particles: an upper bound (each color's largest degrees) */
+        for (int32_t c = 0; c < color_count; ++c) {
+            const int32_t n = color_offsets[c + 1] - color_offsets[c];
+            int32_t nt, ne, nk;
+            group_slots(v, color_particles + color_offsets[c], n, &nt, &ne, &nk);
+            blocks += (size_t)((n + W - 1) / W) *
+                      ((size_t)nt * sizeof(tri_blk) + (size_t)ne * sizeof(edge_blk) + (size_t)nk * sizeof(tet_blk));
+        }
+        return boff + blocks;
+    }
+    char* base = (char*)buf;
+    int32_t* order = (int32_t*)(base + ooff);
+    for (int32_t c = 0; c < color_count; ++c)
+        order_color(v, color_particles + color_offsets[c], color_offsets[c + 1] - color_offsets[c],
+                    order + color_offsets[c], order + np + color_offsets[c]);
+    for (int32_t c = 0; c < color_count; ++c)
         for (int32_t k = color_offsets[c]; k < color_offsets[c + 1]; k += W) {
-            int32_t nt = 0, ne = 0, nk = 0;
-            for (int32_t l = 0; l < W && k + l < color_offsets[c + 1]; ++l) {
-                const int32_t p = color_particles[k + l];
-                if (deg(v->v_tri_offsets, p) > nt) nt = deg(v->v_tri_offsets, p);
-                if (deg(v->v_edge_offsets, p) > ne) ne = deg(v->v_edge_offsets, p);
-                if (deg(v->v_tet_offsets, p) > nk) nk = deg(v->v_tet_offsets, p);
-            }
-            ++ng;
+            const int32_t n = color_offsets[c + 1] - k < W ? color_offsets[c + 1] - k : W;
+            int32_t nt, ne, nk;
+            group_slots(v, order + k, n, &nt, &ne, &nk);
             blocks += (size_t)nt * sizeof(tri_blk) + (size_t)ne * sizeof(edge_blk) + (size_t)nk * sizeof(tet_blk);
         }
-    }
-    const size_t goff = groups_offset(color_count);
-    const size_t boff = goff + (size_t)ng * sizeof(group);
     const size_t need = boff + blocks;
-    if (need > cap || !buf) return need;
+    if (need > cap) return need;
+    color_particles = order; /* the groups are cut from the ordered particles */
 
-    char* base = (char*)buf;
-    memset(base, 0, need);
+    memset(base, 0, ooff);
+    memset(base + goff, 0, need - goff);
     header* hd = (header*)buf;
     hd->color_count = color_count;
     hd->group_count = ng;
+    hd->groups_at = (int64_t)goff;
     int32_t* cg = (int32_t*)(hd + 1);
     group* groups = (group*)(base + goff);
     size_t at = boff;
@@ -394,7 +448,7 @@ size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int
 
 int32_t DFM_SIMD_NAME(groups)(const void* layout, int32_t c, int32_t* g0, int32_t* g1) {
     const int32_t* cg = color_groups(layout);
-    const group* groups = (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
+    const group* groups = (const group*)((const char*)layout + ((const header*)layout)->groups_at);
     *g0 = cg[c];
     *g1 = cg[c + 1];
     int32_t n = 0;
@@ -514,9 +568,11 @@ static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* 
     v3 g1 = v3_scale(h.n2h, -h.le / h.ln2);
     vf t0 = -v3_dot(h.a0, h.e) / h.le2;
     vf t1 = -v3_dot(h.b1, h.e) / h.le2;
-    v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
-    v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
-    *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
+    /* corner 2: -(g0 (1 - t0) + g1 (1 - t1)); corner 3: -(g0 t0 + g1 t1): one expression, weights picked first */
+    const vi c2 = corner == 2;
+    const vf wa = vsel(c2, 1.0f - t0, t0), wb = vsel(c2, 1.0f - t1, t1);
+    v3 g23 = v3_neg(v3_add(v3_scale(g0, wa), v3_scale(g1, wb)));
+    *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, g23));
     return on;
 }
 
@@ -646,7 +702,7 @@ static inline __attribute__((always_inline)) void lane_elements(const char* base
 }
 
 static inline const group* layout_groups(const void* layout) {
-    return (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
+    return (const group*)((const char*)layout + ((const header*)layout)->groups_at);
 }
 
 /* ---- deformable contact pairs over lanes (kernels/shared/deform_contact.h) ------------------- */
