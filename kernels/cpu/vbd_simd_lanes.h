@@ -516,8 +516,13 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
         Hd = m3_add_outer(Hd, q00, q00, k);
         Hd = m3_add_outer(Hd, q01, q01, 2.0f * k);
         Hd = m3_add_outer(Hd, q11, q11, k);
-        fe = v3_sel(damp, fd, fe);
-        Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        if (vall(damp | ~on)) { /* every active lane damped: no blend (acc_sel drops the inactive ones) */
+            fe = fd;
+            Hs = m3_add(Hs, Hd);
+        } else {
+            fe = v3_sel(damp, fd, fe);
+            Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        }
     }
     acc_sel(on, fe, Hs, f, H);
 }
@@ -681,8 +686,13 @@ static inline __attribute__((always_inline)) void lane_tet(const tet_blk* b, con
                 Hd = m3_add_outer(Hd, q, q, wgt * k);
             }
         }
-        fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
-        Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        if (vall(damp | ~on)) { /* as lane_tri */
+            fe = v3_madd(fe, gd, -k);
+            Hs = m3_add(Hs, Hd);
+        } else {
+            fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
+            Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        }
     }
     acc_sel(on, fe, Hs, f, H);
 }
