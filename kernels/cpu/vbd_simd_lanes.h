@@ -13,7 +13,8 @@
 /// points, energy, friction of kernels/shared/deform_contact.h over lanes), their products added
 /// to the particle's accumulators item by item in list order, as the scalar gather adds them.
 ///
-/// Layout (P4), filled once per step by fill(): per color, its particles in lane groups of W
+/// Layout (P4), filled once per step by fill(): per color, its particles ordered by degree
+/// (order_color: groups of nearly equal degree, so slots are mostly full) in lane groups of W
 /// (the last one padded with inactive lanes); per group, slot s of its triangle list holds each
 /// lane particle's s-th incident triangle (an inactive lane where a particle has fewer), then the
 /// hinges, then the tets, each slot one block of per-lane arrays: the vertices' float offsets for
@@ -88,6 +89,16 @@ static inline vf vsqrt(vf a) {
 }
 /// dfm_fmaxf per lane: a when a > b or b is NaN, else b.
 static inline vf vmax(vf a, vf b) { return vsel((a > b) | (b != b), a, b); }
+/// dfm_fmaxf per lane where b is never NaN (a constant), or where a NaN operand leaves the lane
+/// inactive whatever the result (argued at each use): then it is a > b ? a : b, which is the
+/// maxps instruction (it returns its second operand when either is NaN and for equal operands).
+static inline vf vmaxn(vf a, vf b) {
+#if W == 8
+    return (vf)_mm256_max_ps((__m256)a, (__m256)b);
+#else
+    return (vf)_mm_max_ps((__m128)a, (__m128)b);
+#endif
+}
 /// isfinite per lane.
 static inline vi vfinite(vf a) { return (vf)((vi)a & 0x7fffffff) <= FLT_MAX; }
 /// The lanes' mask bits (bit l set when lane l is on).
@@ -474,7 +485,7 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
     v3 f1 = v3_add(v3_scale(d1, d1_), v3_scale(d2, d3));
 
     v3 c = v3_cross(f0, f1);
-    vf j = vsqrt(vmax(v3_dot(c, c), vsplat(1e-20f)));
+    vf j = vsqrt(vmaxn(v3_dot(c, c), vsplat(1e-20f)));
     vf inv_j = 1.0f / j;
     v3 g0 = v3_scale(v3_cross(f1, c), inv_j);
     v3 g1 = v3_scale(v3_cross(c, f0), inv_j);
@@ -486,7 +497,7 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
 
     v3 dj = v3_add(v3_scale(g0, a), v3_scale(g1, bb));
     v3 w = v3_sub(v3_scale(f1, a), v3_scale(f0, bb));
-    vf r = vmax(s, vsplat(0.0f)) * inv_j;
+    vf r = vmaxn(s, vsplat(0.0f)) * inv_j;
     m3 He = m3_diag(mu * (a * a + bb * bb) + r * v3_dot(w, w));
     He = m3_add_outer(He, dj, dj, lam - r);
     He = m3_add_outer(He, w, w, -r);
@@ -543,7 +554,11 @@ static inline __attribute__((always_inline)) vi lane_hinge(const v3 x[4], vi on,
     v3 a1 = v3_sub(x[3], x[1]);
     v3 b1 = v3_sub(x[2], x[1]);
     vf le2 = v3_dot(e, e);
-    vf s2 = vmax(vmax(le2, v3_dot(a0, a0)), vmax(vmax(v3_dot(b0, b0), v3_dot(a1, a1)), v3_dot(b1, b1)));
+    /* vmaxn: the operands are sums of squares (+0 .. +inf, never -0) or NaN. A NaN one means a NaN
+       component of e, a0, b0, a1 or b1, which makes le2, ln1 or ln2 NaN below (a component of a0 or b0
+       enters two of n1's, multiplied), so the lane goes off whatever s2 is; without NaN the maximum is
+       the same either way. */
+    vf s2 = vmaxn(vmaxn(le2, v3_dot(a0, a0)), vmaxn(vmaxn(v3_dot(b0, b0), v3_dot(a1, a1)), v3_dot(b1, b1)));
     on &= vfinite(s2) & (s2 > 0.0f);
     v3 n1 = v3_cross(a0, b0);
     v3 n2 = v3_cross(a1, b1);
@@ -720,7 +735,7 @@ static inline const group* layout_groups(const void* layout) {
 /// dfm_fminf per lane: a when a < b or b is NaN, else b.
 static inline vf vmin(vf a, vf b) { return vsel((a < b) | (b != b), a, b); }
 /// dfm_fminf(dfm_fmaxf(t, 0), 1) per lane.
-static inline vf vclamp01(vf t) { return vmin(vmax(t, vsplat(0.0f)), vsplat(1.0f)); }
+static inline vf vclamp01(vf t) { return vmin(vmaxn(t, vsplat(0.0f)), vsplat(1.0f)); }
 
 /// dfm_dc_point_segment over lanes.
 static inline vf lane_point_segment(v3 p, v3 a, v3 b) {
@@ -1154,7 +1169,9 @@ static inline __attribute__((always_inline)) void lane_base(const dfm_vbd_view* 
 /// dfm_v3_isfinite with the scalar operations), d and x = x_prev + d stored for the moved lanes.
 static inline __attribute__((always_inline)) void lane_newton(const dfm_vbd_view* v, const int32_t p[W], int actm, vi o,
                                                               v3 f, m3 H) {
-    const vf s = vmax(vabs(H.m[0][0]), vmax(vabs(H.m[1][1]), vabs(H.m[2][2])));
+    /* vmaxn: a NaN diagonal entry makes det NaN (each one is a factor of a term), so the lane does not
+       move whatever s is; otherwise the operands are >= +0 and the maximum is the same. */
+    const vf s = vmaxn(vabs(H.m[0][0]), vmaxn(vabs(H.m[1][1]), vabs(H.m[2][2])));
     const vf det = m3_det(H);
     vi ok = vabs(det) > DFM_VBD_DET_EPS * s * s * s;
     if (!(vmask(ok) & actm)) return;
