@@ -231,9 +231,10 @@ static inline m3 m3_cofactor(m3 a) {
 /// One lane group: its particles (-1 = padding) and its slot counts.
 typedef struct group {
     int32_t p[W];
+    int32_t ps[W];             ///< p with every inactive lane (padding, not dynamic) repeating an active one's.
     int32_t tris, edges, tets; ///< Slots of each kind.
-    int32_t pad;
-    int64_t off; ///< Byte offset of its first block from the layout's start.
+    int32_t dyn;               ///< Bit l set: lane l holds a dynamic particle (mode 0; the mode is fixed in a step).
+    int64_t off;               ///< Byte offset of its first block from the layout's start.
 } group;
 
 /// Slot of a triangle per lane (dfm_membrane_force_hessian_coef's inputs).
@@ -368,6 +369,10 @@ size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int
         for (int32_t k = color_offsets[c]; k < color_offsets[c + 1]; k += W, ++g) {
             group* gr = &groups[g];
             for (int32_t l = 0; l < W; ++l) gr->p[l] = k + l < color_offsets[c + 1] ? color_particles[k + l] : -1;
+            int32_t safe = gr->p[0];
+            for (int32_t l = 0; l < W; ++l)
+                if (gr->p[l] >= 0 && v->mode[gr->p[l]] == 0) gr->dyn |= 1 << l, safe = gr->p[l];
+            for (int32_t l = 0; l < W; ++l) gr->ps[l] = (gr->dyn >> l) & 1 ? gr->p[l] : safe;
             for (int32_t l = 0; l < W; ++l) {
                 const int32_t p = gr->p[l];
                 if (p < 0) continue;
@@ -1209,25 +1214,10 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
     const group* groups = layout_groups(layout);
     for (int32_t g = g0; g < g1; ++g) {
         const group* gr = &groups[g];
-        int act[W], count = 0;
-        for (int l = 0; l < W; ++l) {
-            const int32_t p = gr->p[l];
-            act[l] = p >= 0 && view->mode[p] == 0 && (!dc || dc->sub_of[p] == sub);
-            count += act[l];
-        }
-        if (!count) continue;
-        if (dc && count < DC_LANES_MIN) {
-            for (int l = 0; l < W; ++l)
-                if (act[l]) dfm_cpu_solve_one(view, cc, dc, gr->p[l]);
-            continue;
-        }
         if (!dc) { /* no deformable contact: start and Newton step in the lanes too */
-            int32_t safe = 0, pl[W];
-            int actm = 0;
-            for (int l = 0; l < W; ++l)
-                if (act[l]) safe = gr->p[l], actm |= 1 << l;
-            for (int l = 0; l < W; ++l) pl[l] = act[l] ? gr->p[l] : safe;
-            const vi pi = vldi(pl), o = pi * 3;
+            const int actm = gr->dyn;
+            if (!actm) continue;
+            const vi pi = vldi(gr->ps), o = pi * 3;
             v3 cf;
             m3 cH;
             if (cc && cc->gather && !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE)))
@@ -1237,7 +1227,7 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
                 for (int l = 0; l < W; ++l) {
                     dfm_v3 fc = dfm_v3_zero();
                     dfm_m33 Hc = dfm_m33_zero();
-                    if (act[l]) dfm_cpu_contact_terms(view, cc, gr->p[l], &fc, &Hc);
+                    if ((actm >> l) & 1) dfm_cpu_contact_terms(view, cc, gr->p[l], &fc, &Hc);
                     cfl[0][l] = fc.x, cfl[1][l] = fc.y, cfl[2][l] = fc.z;
                     for (int q = 0; q < 9; ++q) cHl[q][l] = Hc.m[q / 3][q % 3];
                 }
@@ -1249,6 +1239,18 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
             lane_base(view, o, pi, cf, cH, &f, &H);
             lane_elements(base, gr, view, &f, &H);
             lane_newton(view, gr->p, actm, o, f, H);
+            continue;
+        }
+        int act[W], count = 0;
+        for (int l = 0; l < W; ++l) {
+            const int32_t p = gr->p[l];
+            act[l] = p >= 0 && view->mode[p] == 0 && (!dc || dc->sub_of[p] == sub);
+            count += act[l];
+        }
+        if (!count) continue;
+        if (dc && count < DC_LANES_MIN) {
+            for (int l = 0; l < W; ++l)
+                if (act[l]) dfm_cpu_solve_one(view, cc, dc, gr->p[l]);
             continue;
         }
         /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
