@@ -13,7 +13,8 @@
 /// points, energy, friction of kernels/shared/deform_contact.h over lanes), their products added
 /// to the particle's accumulators item by item in list order, as the scalar gather adds them.
 ///
-/// Layout (P4), filled once per step by fill(): per color, its particles in lane groups of W
+/// Layout (P4), filled once per step by fill(): per color, its particles ordered by degree
+/// (order_color: groups of nearly equal degree, so slots are mostly full) in lane groups of W
 /// (the last one padded with inactive lanes); per group, slot s of its triangle list holds each
 /// lane particle's s-th incident triangle (an inactive lane where a particle has fewer), then the
 /// hinges, then the tets, each slot one block of per-lane arrays: the vertices' float offsets for
@@ -88,6 +89,16 @@ static inline vf vsqrt(vf a) {
 }
 /// dfm_fmaxf per lane: a when a > b or b is NaN, else b.
 static inline vf vmax(vf a, vf b) { return vsel((a > b) | (b != b), a, b); }
+/// dfm_fmaxf per lane where b is never NaN (a constant), or where a NaN operand leaves the lane
+/// inactive whatever the result (argued at each use): then it is a > b ? a : b, which is the
+/// maxps instruction (it returns its second operand when either is NaN and for equal operands).
+static inline vf vmaxn(vf a, vf b) {
+#if W == 8
+    return (vf)_mm256_max_ps((__m256)a, (__m256)b);
+#else
+    return (vf)_mm_max_ps((__m128)a, (__m128)b);
+#endif
+}
 /// isfinite per lane.
 static inline vi vfinite(vf a) { return (vf)((vi)a & 0x7fffffff) <= FLT_MAX; }
 /// The lanes' mask bits (bit l set when lane l is on).
@@ -220,9 +231,10 @@ static inline m3 m3_cofactor(m3 a) {
 /// One lane group: its particles (-1 = padding) and its slot counts.
 typedef struct group {
     int32_t p[W];
+    int32_t ps[W];             ///< p with every inactive lane (padding, not dynamic) repeating an active one's.
     int32_t tris, edges, tets; ///< Slots of each kind.
-    int32_t pad;
-    int64_t off; ///< Byte offset of its first block from the layout's start.
+    int32_t dyn;               ///< Bit l set: lane l holds a dynamic particle (mode 0; the mode is fixed in a step).
+    int64_t off;               ///< Byte offset of its first block from the layout's start.
 } group;
 
 /// Slot of a triangle per lane (dfm_membrane_force_hessian_coef's inputs).
@@ -252,9 +264,11 @@ typedef struct tet_blk {
     float m[3][W]; ///< dF/dx_vi = I (x) m^T.
 } tet_blk;
 
-/// Layout header: color_count, group_count, then color_count + 1 group offsets, then the groups.
+/// Layout header: color_count, group_count, the groups' byte offset; then color_count + 1 group
+/// offsets, the ordered particles of the colors and their sort's scratch, then the groups.
 typedef struct header {
     int32_t color_count, group_count;
+    int64_t groups_at; ///< Byte offset of the groups (after the ordered particles, order_color).
 } header;
 
 static inline const int32_t* color_groups(const void* layout) { return (const int32_t*)((const header*)layout + 1); }
@@ -265,35 +279,87 @@ static inline size_t groups_offset(int32_t color_count) {
 
 static inline int32_t deg(const int32_t* offsets, int32_t p) { return offsets ? offsets[p + 1] - offsets[p] : 0; }
 
+/// Radix buckets of order_color's sort: degrees 0 .. DEG_BUCKETS - 2, larger ones share the last.
+#define DEG_BUCKETS 64
+
+/// One stable counting pass: src[0, n) into dst by key(deg of its particle), largest degree first.
+static void order_pass(const int32_t* offsets, const int32_t* src, int32_t* dst, int32_t n) {
+    int32_t start[DEG_BUCKETS + 1] = {0};
+    for (int32_t k = 0; k < n; ++k) {
+        const int32_t d = deg(offsets, src[k]);
+        ++start[DEG_BUCKETS - 1 - (d < DEG_BUCKETS - 1 ? d : DEG_BUCKETS - 1) + 1];
+    }
+    for (int b = 0; b < DEG_BUCKETS; ++b) start[b + 1] += start[b];
+    for (int32_t k = 0; k < n; ++k) {
+        const int32_t d = deg(offsets, src[k]);
+        dst[start[DEG_BUCKETS - 1 - (d < DEG_BUCKETS - 1 ? d : DEG_BUCKETS - 1)]++] = src[k];
+    }
+}
+
+/// A color's particles ordered by hinge degree, then triangle degree, then tet degree (largest first;
+/// stable: ties keep the color's order) into out, tmp the same size: lane groups cut from this order
+/// have slots of nearly equal fill. Only which particles share a group changes (a color's particles
+/// are independent, each one's elements keep their order), so no bit of the solve does.
+static void order_color(const dfm_vbd_view* v, const int32_t* particles, int32_t n, int32_t* out, int32_t* tmp) {
+    order_pass(v->v_tet_offsets, particles, tmp, n); /* least significant key first */
+    order_pass(v->v_tri_offsets, tmp, out, n);
+    memcpy(tmp, out, (size_t)n * sizeof(int32_t));
+    order_pass(v->v_edge_offsets, tmp, out, n);
+}
+
+/// Slot counts of the group of particles p[0, n): the largest degree of each kind.
+static void group_slots(const dfm_vbd_view* v, const int32_t* p, int32_t n, int32_t* nt, int32_t* ne, int32_t* nk) {
+    *nt = *ne = *nk = 0;
+    for (int32_t l = 0; l < n; ++l) {
+        if (deg(v->v_tri_offsets, p[l]) > *nt) *nt = deg(v->v_tri_offsets, p[l]);
+        if (deg(v->v_edge_offsets, p[l]) > *ne) *ne = deg(v->v_edge_offsets, p[l]);
+        if (deg(v->v_tet_offsets, p[l]) > *nk) *nk = deg(v->v_tet_offsets, p[l]);
+    }
+}
+
 size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
                            const int32_t* color_particles, void* buf, size_t cap) {
     if (!v->tri_coef || !v->edge_coef || !v->tet_coef || (v->edge_count > 0 && !v->edge_start_angle)) return 0;
-    /* Sizes: groups and blocks. */
+    /* Sizes: groups, the ordered particles (and their sort's scratch), blocks. */
     int32_t ng = 0;
+    for (int32_t c = 0; c < color_count; ++c) ng += (color_offsets[c + 1] - color_offsets[c] + W - 1) / W;
+    const int32_t np = color_offsets[color_count];
+    const size_t ooff = groups_offset(color_count);
+    const size_t goff = (ooff + 2u * (size_t)np * sizeof(int32_t) + 63u) & ~(size_t)63u;
+    const size_t boff = goff + (size_t)ng * sizeof(group);
     size_t blocks = 0;
-    for (int32_t c = 0; c < color_count; ++c) {
+    if (!buf || cap < boff) { /* no room to order the particles: an upper bound (each color's largest degrees) */
+        for (int32_t c = 0; c < color_count; ++c) {
+            const int32_t n = color_offsets[c + 1] - color_offsets[c];
+            int32_t nt, ne, nk;
+            group_slots(v, color_particles + color_offsets[c], n, &nt, &ne, &nk);
+            blocks += (size_t)((n + W - 1) / W) *
+                      ((size_t)nt * sizeof(tri_blk) + (size_t)ne * sizeof(edge_blk) + (size_t)nk * sizeof(tet_blk));
+        }
+        return boff + blocks;
+    }
+    char* base = (char*)buf;
+    int32_t* order = (int32_t*)(base + ooff);
+    for (int32_t c = 0; c < color_count; ++c)
+        order_color(v, color_particles + color_offsets[c], color_offsets[c + 1] - color_offsets[c],
+                    order + color_offsets[c], order + np + color_offsets[c]);
+    for (int32_t c = 0; c < color_count; ++c)
         for (int32_t k = color_offsets[c]; k < color_offsets[c + 1]; k += W) {
-            int32_t nt = 0, ne = 0, nk = 0;
-            for (int32_t l = 0; l < W && k + l < color_offsets[c + 1]; ++l) {
-                const int32_t p = color_particles[k + l];
-                if (deg(v->v_tri_offsets, p) > nt) nt = deg(v->v_tri_offsets, p);
-                if (deg(v->v_edge_offsets, p) > ne) ne = deg(v->v_edge_offsets, p);
-                if (deg(v->v_tet_offsets, p) > nk) nk = deg(v->v_tet_offsets, p);
-            }
-            ++ng;
+            const int32_t n = color_offsets[c + 1] - k < W ? color_offsets[c + 1] - k : W;
+            int32_t nt, ne, nk;
+            group_slots(v, order + k, n, &nt, &ne, &nk);
             blocks += (size_t)nt * sizeof(tri_blk) + (size_t)ne * sizeof(edge_blk) + (size_t)nk * sizeof(tet_blk);
         }
-    }
-    const size_t goff = groups_offset(color_count);
-    const size_t boff = goff + (size_t)ng * sizeof(group);
     const size_t need = boff + blocks;
-    if (need > cap || !buf) return need;
+    if (need > cap) return need;
+    color_particles = order; /* the groups are cut from the ordered particles */
 
-    char* base = (char*)buf;
-    memset(base, 0, need);
+    memset(base, 0, ooff);
+    memset(base + goff, 0, need - goff);
     header* hd = (header*)buf;
     hd->color_count = color_count;
     hd->group_count = ng;
+    hd->groups_at = (int64_t)goff;
     int32_t* cg = (int32_t*)(hd + 1);
     group* groups = (group*)(base + goff);
     size_t at = boff;
@@ -303,6 +369,10 @@ size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int
         for (int32_t k = color_offsets[c]; k < color_offsets[c + 1]; k += W, ++g) {
             group* gr = &groups[g];
             for (int32_t l = 0; l < W; ++l) gr->p[l] = k + l < color_offsets[c + 1] ? color_particles[k + l] : -1;
+            int32_t safe = gr->p[0];
+            for (int32_t l = 0; l < W; ++l)
+                if (gr->p[l] >= 0 && v->mode[gr->p[l]] == 0) gr->dyn |= 1 << l, safe = gr->p[l];
+            for (int32_t l = 0; l < W; ++l) gr->ps[l] = (gr->dyn >> l) & 1 ? gr->p[l] : safe;
             for (int32_t l = 0; l < W; ++l) {
                 const int32_t p = gr->p[l];
                 if (p < 0) continue;
@@ -394,7 +464,7 @@ size_t DFM_SIMD_NAME(fill)(const dfm_vbd_view* v, int32_t color_count, const int
 
 int32_t DFM_SIMD_NAME(groups)(const void* layout, int32_t c, int32_t* g0, int32_t* g1) {
     const int32_t* cg = color_groups(layout);
-    const group* groups = (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
+    const group* groups = (const group*)((const char*)layout + ((const header*)layout)->groups_at);
     *g0 = cg[c];
     *g1 = cg[c + 1];
     int32_t n = 0;
@@ -420,7 +490,7 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
     v3 f1 = v3_add(v3_scale(d1, d1_), v3_scale(d2, d3));
 
     v3 c = v3_cross(f0, f1);
-    vf j = vsqrt(vmax(v3_dot(c, c), vsplat(1e-20f)));
+    vf j = vsqrt(vmaxn(v3_dot(c, c), vsplat(1e-20f)));
     vf inv_j = 1.0f / j;
     v3 g0 = v3_scale(v3_cross(f1, c), inv_j);
     v3 g1 = v3_scale(v3_cross(c, f0), inv_j);
@@ -432,7 +502,7 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
 
     v3 dj = v3_add(v3_scale(g0, a), v3_scale(g1, bb));
     v3 w = v3_sub(v3_scale(f1, a), v3_scale(f0, bb));
-    vf r = vmax(s, vsplat(0.0f)) * inv_j;
+    vf r = vmaxn(s, vsplat(0.0f)) * inv_j;
     m3 He = m3_diag(mu * (a * a + bb * bb) + r * v3_dot(w, w));
     He = m3_add_outer(He, dj, dj, lam - r);
     He = m3_add_outer(He, w, w, -r);
@@ -462,8 +532,13 @@ static inline __attribute__((always_inline)) void lane_tri(const tri_blk* b, con
         Hd = m3_add_outer(Hd, q00, q00, k);
         Hd = m3_add_outer(Hd, q01, q01, 2.0f * k);
         Hd = m3_add_outer(Hd, q11, q11, k);
-        fe = v3_sel(damp, fd, fe);
-        Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        if (vall(damp | ~on)) { /* every active lane damped: no blend (acc_sel drops the inactive ones) */
+            fe = fd;
+            Hs = m3_add(Hs, Hd);
+        } else {
+            fe = v3_sel(damp, fd, fe);
+            Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        }
     }
     acc_sel(on, fe, Hs, f, H);
 }
@@ -484,7 +559,11 @@ static inline __attribute__((always_inline)) vi lane_hinge(const v3 x[4], vi on,
     v3 a1 = v3_sub(x[3], x[1]);
     v3 b1 = v3_sub(x[2], x[1]);
     vf le2 = v3_dot(e, e);
-    vf s2 = vmax(vmax(le2, v3_dot(a0, a0)), vmax(vmax(v3_dot(b0, b0), v3_dot(a1, a1)), v3_dot(b1, b1)));
+    /* vmaxn: the operands are sums of squares (+0 .. +inf, never -0) or NaN. A NaN one means a NaN
+       component of e, a0, b0, a1 or b1, which makes le2, ln1 or ln2 NaN below (a component of a0 or b0
+       enters two of n1's, multiplied), so the lane goes off whatever s2 is; without NaN the maximum is
+       the same either way. */
+    vf s2 = vmaxn(vmaxn(le2, v3_dot(a0, a0)), vmaxn(vmaxn(v3_dot(b0, b0), v3_dot(a1, a1)), v3_dot(b1, b1)));
     on &= vfinite(s2) & (s2 > 0.0f);
     v3 n1 = v3_cross(a0, b0);
     v3 n2 = v3_cross(a1, b1);
@@ -514,9 +593,11 @@ static inline __attribute__((always_inline)) vi lane_hinge_geom(const edge_blk* 
     v3 g1 = v3_scale(h.n2h, -h.le / h.ln2);
     vf t0 = -v3_dot(h.a0, h.e) / h.le2;
     vf t1 = -v3_dot(h.b1, h.e) / h.le2;
-    v3 g2 = v3_neg(v3_add(v3_scale(g0, 1.0f - t0), v3_scale(g1, 1.0f - t1)));
-    v3 g3 = v3_neg(v3_add(v3_scale(g0, t0), v3_scale(g1, t1)));
-    *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, v3_sel(corner == 2, g2, g3)));
+    /* corner 2: -(g0 (1 - t0) + g1 (1 - t1)); corner 3: -(g0 t0 + g1 t1): one expression, weights picked first */
+    const vi c2 = corner == 2;
+    const vf wa = vsel(c2, 1.0f - t0, t0), wb = vsel(c2, 1.0f - t1, t1);
+    v3 g23 = v3_neg(v3_add(v3_scale(g0, wa), v3_scale(g1, wb)));
+    *g = v3_sel(corner == 0, g0, v3_sel(corner == 1, g1, g23));
     return on;
 }
 
@@ -625,8 +706,13 @@ static inline __attribute__((always_inline)) void lane_tet(const tet_blk* b, con
                 Hd = m3_add_outer(Hd, q, q, wgt * k);
             }
         }
-        fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
-        Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        if (vall(damp | ~on)) { /* as lane_tri */
+            fe = v3_madd(fe, gd, -k);
+            Hs = m3_add(Hs, Hd);
+        } else {
+            fe = v3_sel(damp, v3_madd(fe, gd, -k), fe);
+            Hs = m3_sel(damp, m3_add(Hs, Hd), Hs);
+        }
     }
     acc_sel(on, fe, Hs, f, H);
 }
@@ -646,7 +732,7 @@ static inline __attribute__((always_inline)) void lane_elements(const char* base
 }
 
 static inline const group* layout_groups(const void* layout) {
-    return (const group*)((const char*)layout + groups_offset(((const header*)layout)->color_count));
+    return (const group*)((const char*)layout + ((const header*)layout)->groups_at);
 }
 
 /* ---- deformable contact pairs over lanes (kernels/shared/deform_contact.h) ------------------- */
@@ -654,7 +740,7 @@ static inline const group* layout_groups(const void* layout) {
 /// dfm_fminf per lane: a when a < b or b is NaN, else b.
 static inline vf vmin(vf a, vf b) { return vsel((a < b) | (b != b), a, b); }
 /// dfm_fminf(dfm_fmaxf(t, 0), 1) per lane.
-static inline vf vclamp01(vf t) { return vmin(vmax(t, vsplat(0.0f)), vsplat(1.0f)); }
+static inline vf vclamp01(vf t) { return vmin(vmaxn(t, vsplat(0.0f)), vsplat(1.0f)); }
 
 /// dfm_dc_point_segment over lanes.
 static inline vf lane_point_segment(v3 p, v3 a, v3 b) {
@@ -982,43 +1068,62 @@ static inline shape_lanes lane_shapes(const dfm_shape_rt* shapes, const int32_t 
     return r;
 }
 
-/// dfm_contact_gather over lanes for the lane particles p[l] with act[l] (the others get zeros):
-/// each lane's list walked in its order, one record per lane per round, its dfm_contact_geometry and
-/// dfm_contact_point_force (penalty and damping; the caller keeps the scalar path when friction is
-/// in the solve) with the scalar operations, added with its weight as the scalar gather adds it.
-static inline void lane_contact_gather(const dfm_contact_view* c, const float* d_, float h, const int32_t p[W],
-                                       const int act[W], v3* f_out, m3* H_out) {
-    int32_t node[W];
-    for (int l = 0; l < W; ++l) node[l] = act[l] ? c->head[p[l]] : -1;
+/// base[idx[l]] per lane (idx: int32 offsets).
+static inline vi vgatheri(const int32_t* base, vi idx) {
+#if W == 8
+    return (vi)_mm256_i32gather_epi32((const int*)base, (__m256i)idx, 4);
+#else
+    vi r;
+    for (int l = 0; l < W; ++l) r[l] = base[idx[l]];
+    return r;
+#endif
+}
+/// m ? a : b per lane for integers.
+static inline vi vseli(vi m, vi a, vi b) { return (a & m) | (b & ~m); }
+/// n / 3 per lane, exact for 0 <= n < 2^24: the float quotient truncated is within one of it (n is
+/// exact in float, the quotient off by at most half an ulp < 1), then corrected by the remainder.
+static inline vi vdiv3(vi n) {
+    vi k = __builtin_convertvector(__builtin_convertvector(n, vf) / 3.0f, vi);
+    const vi r = n - 3 * k;
+    k -= r >= 3; /* a comparison is -1 where true */
+    k += r < 0;
+    return k;
+}
+
+/// dfm_contact_gather over lanes for the lane particles pi with lane bits actm (the others get
+/// zeros): each lane's list walked in its order, one record per lane per round, its
+/// dfm_contact_geometry and dfm_contact_point_force (penalty and damping; the caller keeps the
+/// scalar path when friction is in the solve) with the scalar operations, added with its weight as
+/// the scalar gather adds it. The lists' bookkeeping (nodes, record and corner indices) is in the
+/// lanes too; an inactive lane reads a live lane's record (never used).
+static inline void lane_contact_gather(const dfm_contact_view* c, const float* d_, float h, vi pi, int actm, v3* f_out,
+                                       m3* H_out) {
+    vi lb;
+    for (int l = 0; l < W; ++l) lb[l] = 1 << l;
+    vi node = vseli((vsplat(0.0f) == 0.0f) & ((lb & actm) != 0), vgatheri(c->head, pi), (vi){0} - 1);
     const vf zero = vsplat(0.0f);
     v3 fs = {zero, zero, zero};
     m3 Hs = m3_zero();
     for (;;) {
-        int32_t kk[W], k3[W], wi[W], si[W], ci[3][W];
-        int any = 0;
-        for (int l = 0; l < W; ++l) any |= node[l] >= 0;
-        if (!any) break;
-        int32_t k0 = 0; /* off lanes read a live record's data (never used) */
-        for (int l = 0; l < W; ++l)
-            if (node[l] >= 0) k0 = node[l] / 3;
-        int32_t onl[W];
-        for (int l = 0; l < W; ++l) {
-            const int32_t k = node[l] >= 0 ? node[l] / 3 : k0;
-            onl[l] = node[l] >= 0 ? -1 : 0;
-            kk[l] = k;
-            k3[l] = 3 * k;
-            wi[l] = node[l] >= 0 ? node[l] : 3 * k;
-            si[l] = c->rec.shape[k];
-            for (int j = 0; j < 3; ++j) ci[j][l] = c->rec.corners[3 * k + j];
-        }
-        const vi on = vldi(onl), kv = vldi(k3), kr = vldi(kk);
+        const vi on = node >= 0;
+        const int onm = vmask(on);
+        if (!onm) break;
+        const vi nd = vseli(on, node, (vi){0} + node[31 - __builtin_clz((unsigned)onm)]);
+        vi kr;
+        if (vany(nd >= (1 << 24)))
+            for (int l = 0; l < W; ++l) kr[l] = nd[l] / 3;
+        else
+            kr = vdiv3(nd);
+        const vi kv = 3 * kr;
+        int32_t si[W];
+        const vi siv = vgatheri(c->rec.shape, kr);
+        memcpy(si, &siv, sizeof si);
         /* dfm_contact_geometry */
         v3 dc = {zero, zero, zero};
         for (int j = 0; j < 3; ++j) {
-            const vi valid = vldi(ci[j]) >= 0;
-            int32_t off[W];
-            for (int l = 0; l < W; ++l) off[l] = ci[j][l] >= 0 ? 3 * ci[j][l] : 0;
-            const v3 dj = v3_gather(d_, vldi(off));
+            const vi cj = vgatheri(c->rec.corners, kv + j);
+            const vi valid = cj >= 0;
+            const v3 dj = v3_gather(d_, (3 * cj) & valid); /* an invalid corner reads offset 0 (unused) */
             const vf bj = vgather(c->rec.bary, kv + j);
             dc = v3_sel(valid, v3_madd(dc, dj, bj), dc);
         }
@@ -1042,14 +1147,62 @@ static inline void lane_contact_gather(const dfm_contact_view* c, const float* d
         f = v3_sel(in, f, (v3){zero, zero, zero});
         H = m3_sel(in, H, m3_zero());
         /* dfm_contact_gather's sums */
-        const vf w = vgather(c->rec.bary, vldi(wi));
+        const vf w = vgather(c->rec.bary, nd);
         fs = v3_sel(on, v3_madd(fs, f, w), fs);
         Hs = m3_sel(on, m3_add(Hs, m3_scale(H, w * w)), Hs);
-        for (int l = 0; l < W; ++l)
-            if (node[l] >= 0) node[l] = c->next[node[l]];
+        node = vseli(on, vgatheri(c->next, nd), node);
     }
     *f_out = fs;
     *H_out = Hs;
+}
+
+/// dfm_vbd_particle_base over lanes: inertia and drag added to the contact terms fc, Hc (the
+/// scalar operations in the scalar order; the off-diagonal zeros are added too, as dfm_m33_add
+/// adds them). `o`: 3 p per lane, `pi`: p per lane (an inactive lane repeats an active one's).
+static inline __attribute__((always_inline)) void lane_base(const dfm_vbd_view* v, vi o, vi pi, v3 fc, m3 Hc, v3* f_out,
+                                                            m3* H_out) {
+    const vf m_h2 = vgather(v->mass, pi) / vsplat(v->h * v->h);
+    const v3 d = v3_gather(v->d, o);
+    const v3 f = v3_add(fc, v3_scale(v3_sub(v3_gather(v->y, o), d), m_h2));
+    const vf c_h = vgather(v->drag, pi) / vsplat(v->h);
+    *f_out = v3_madd(f, d, -c_h);
+    *H_out = m3_add(Hc, m3_diag(m_h2 + c_h));
+}
+
+/// dfm_vbd_particle_newton over lanes for the lanes in `act`: d += H^-1 f where |det H| passes the
+/// relative safeguard and the step is finite (dfm_m33_inverse, dfm_m33_mul_v3 and
+/// dfm_v3_isfinite with the scalar operations), d and x = x_prev + d stored for the moved lanes.
+static inline __attribute__((always_inline)) void lane_newton(const dfm_vbd_view* v, const int32_t p[W], int actm, vi o,
+                                                              v3 f, m3 H) {
+    /* vmaxn: a NaN diagonal entry makes det NaN (each one is a factor of a term), so the lane does not
+       move whatever s is; otherwise the operands are >= +0 and the maximum is the same. */
+    const vf s = vmaxn(vabs(H.m[0][0]), vmaxn(vabs(H.m[1][1]), vabs(H.m[2][2])));
+    const vf det = m3_det(H);
+    vi ok = vabs(det) > DFM_VBD_DET_EPS * s * s * s;
+    if (!(vmask(ok) & actm)) return;
+    const m3 cof = m3_cofactor(H);
+    const vf inv = 1.0f / det;
+    m3 Hinv; /* transpose(cofactor) * (1 / det) */
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Hinv.m[i][j] = cof.m[j][i] * inv;
+    const v3 dx = {Hinv.m[0][0] * f.x + Hinv.m[0][1] * f.y + Hinv.m[0][2] * f.z,
+                   Hinv.m[1][0] * f.x + Hinv.m[1][1] * f.y + Hinv.m[1][2] * f.z,
+                   Hinv.m[2][0] * f.x + Hinv.m[2][1] * f.y + Hinv.m[2][2] * f.z};
+    ok &= vfinite(dx.x) & vfinite(dx.y) & vfinite(dx.z);
+    const int moved = vmask(ok) & actm;
+    if (!moved) return;
+    const v3 d = v3_add(v3_gather(v->d, o), dx);
+    const v3 x = v3_add(v3_gather(v->x_prev, o), d);
+    float dl[3][W], xl[3][W];
+    vst(dl[0], d.x), vst(dl[1], d.y), vst(dl[2], d.z);
+    vst(xl[0], x.x), vst(xl[1], x.y), vst(xl[2], x.z);
+    for (int l = 0; l < W; ++l)
+        if ((moved >> l) & 1) {
+            float* dp = v->d + 3 * p[l];
+            float* xp = v->x + 3 * p[l];
+            dp[0] = dl[0][l], dp[1] = dl[1][l], dp[2] = dl[2][l];
+            xp[0] = xl[0][l], xp[1] = xl[1][l], xp[2] = xl[2][l];
+        }
 }
 
 /// Solves lane groups [g0, g1): every dynamic lane particle, or with deformable contact (dc not
@@ -1061,6 +1214,36 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
     const group* groups = layout_groups(layout);
     for (int32_t g = g0; g < g1; ++g) {
         const group* gr = &groups[g];
+        if (!dc) { /* no deformable contact: start and Newton step in the lanes too */
+            const int actm = gr->dyn;
+            if (!actm) continue;
+            const vi pi = vldi(gr->ps), o = pi * 3;
+            v3 cf;
+            m3 cH;
+            /* A world with coupled host bodies has friction in the solve on their records (contact_response.h
+               dfm_contact_friction_in_solve): the scalar terms, like the flags' friction in the solve. */
+            if (cc && cc->gather && !cc->hosts &&
+                !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE)))
+                lane_contact_gather(cc->view, view->d, view->h, pi, actm, &cf, &cH);
+            else { /* the scalar contact terms per lane (the scatter path, friction in the solve) */
+                float cfl[3][W], cHl[9][W];
+                for (int l = 0; l < W; ++l) {
+                    dfm_v3 fc = dfm_v3_zero();
+                    dfm_m33 Hc = dfm_m33_zero();
+                    if ((actm >> l) & 1) dfm_cpu_contact_terms(view, cc, gr->p[l], &fc, &Hc);
+                    cfl[0][l] = fc.x, cfl[1][l] = fc.y, cfl[2][l] = fc.z;
+                    for (int q = 0; q < 9; ++q) cHl[q][l] = Hc.m[q / 3][q % 3];
+                }
+                cf = (v3){vld(cfl[0]), vld(cfl[1]), vld(cfl[2])};
+                for (int q = 0; q < 9; ++q) cH.m[q / 3][q % 3] = vld(cHl[q]);
+            }
+            v3 f;
+            m3 H;
+            lane_base(view, o, pi, cf, cH, &f, &H);
+            lane_elements(base, gr, view, &f, &H);
+            lane_newton(view, gr->p, actm, o, f, H);
+            continue;
+        }
         int act[W], count = 0;
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
@@ -1076,21 +1259,6 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
         /* Per lane, the scalar start: contact force/Hessian (and the deformable pairs' of a surface
            particle, with their smallest gap), inertia and drag (dfm_vbd_particle_base). */
         float fl[3][W], Hl[9][W], gap[W];
-        /* The rigid contacts of the lanes in lanes (bitwise dfm_cpu_contact_terms) on the gather path
-           without friction in the solve (that, a world with coupled host bodies, whose records have it,
-           and the legacy scatter keep the per-lane scalar start). */
-        const int lanes_gather = !dc && cc && cc->gather && !cc->hosts &&
-                                 !(cc->view->flags & (DFM_DISABLE_STATIC_FRICTION | DFM_CONTACT_BODY_SOLVE));
-        float cfl[3][W], cHl[9][W];
-        if (lanes_gather) {
-            v3 cf;
-            m3 cH;
-            lane_contact_gather(cc->view, view->d, view->h, gr->p, act, &cf, &cH);
-            vst(cfl[0], cf.x);
-            vst(cfl[1], cf.y);
-            vst(cfl[2], cf.z);
-            for (int q = 0; q < 9; ++q) vst(cHl[q], cH.m[q / 3][q % 3]);
-        }
         for (int l = 0; l < W; ++l) {
             const int32_t p = gr->p[l];
             dfm_v3 fs = dfm_v3_zero();
@@ -1102,12 +1270,6 @@ static inline __attribute__((always_inline)) void solve_groups(const void* layou
                 dfm_cpu_contact_terms(view, cc, p, &fc, &Hc);
                 gap[l] = lane_pairs(view, &dc->view, p, &fc, &Hc);
                 dfm_vbd_particle_base(view, p, fc, Hc, &fs, &Hm);
-            } else if (act[l] && lanes_gather) { /* dfm_cpu_particle_start with the contacts gathered above */
-                dfm_vbd_particle_base(view, p, dfm_v3_make(cfl[0][l], cfl[1][l], cfl[2][l]),
-                                      (dfm_m33){{{cHl[0][l], cHl[1][l], cHl[2][l]},
-                                                 {cHl[3][l], cHl[4][l], cHl[5][l]},
-                                                 {cHl[6][l], cHl[7][l], cHl[8][l]}}},
-                                      &fs, &Hm);
             } else if (act[l])
                 dfm_cpu_particle_start(view, cc, p, &fs, &Hm);
             fl[0][l] = fs.x;

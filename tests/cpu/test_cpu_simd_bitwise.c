@@ -16,6 +16,8 @@
 /// of the reference positions and reactions (to compare the scalar path across revisions by hand;
 /// DFM_TEST_ALL_PAIRS=1 keeps every deformable pair, DFM_DISABLE_DEFORMABLE_PAIR_FILTER, so that its
 /// hashes compare with revisions before the one-contact-per-feature filter).
+/// A fifth scene is the game cloth with two corners pinned (inactive lanes inside the lane groups:
+/// the layout's per-group mask of dynamic particles, issue 18 slice 5).
 #define _POSIX_C_SOURCE 200809L
 #include <dfm_scene_cubes.h>
 #include <dfm_scene_fold.h>
@@ -27,8 +29,10 @@
 #define STEPS 120
 /// Steps of the deformable-contact scenes (the fold's halves meet within ~5 steps).
 #define DC_STEPS 30
-/// Scenes: game cloth, soft cube, folded cloth, stacked cubes.
-#define SCENES 4
+/// Scenes: game cloth, soft cube, folded cloth, stacked cubes, game cloth with pinned corners.
+#define SCENES 5
+/// The scenes with deformable contact.
+#define DC_SCENE(s) ((s) == 2 || (s) == 3)
 
 /// Adds the folded cloth of the physics test's `fold` (scenes/dfm_scene_fold.h, self-collision on).
 static dfm_body_id add_fold(dfm_world* w) {
@@ -48,7 +52,7 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
     dfm_world_def def = dfm_world_def_default();
     def.backend = DFM_BACKEND_CPU;
     def.cpu_threads = threads;
-    if (scene >= 2) def.deformable_contact_radius = 0.005f;
+    if (DC_SCENE(scene)) def.deformable_contact_radius = 0.005f;
     const char* all = getenv("DFM_TEST_ALL_PAIRS"); /* 1: every deformable pair (the hashes before session 13) */
     if (all && all[0] == '1') def.disable_flags |= DFM_DISABLE_DEFORMABLE_PAIR_FILTER;
     dfm_world* w = NULL;
@@ -58,13 +62,17 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
     dfm_shape_state states[2];
     int ns = 0;
     float hz = 60.0f;
-    if (scene == 0) {
+    if (scene == 0 || scene == 4) {
         dfm_cloth_def cd = dfm_cloth_def_default();
         const float origin[3] = {-0.15f, -0.15f, 0.04f + cd.contact_radius + 0.01f};
         const float u[3] = {0.3f, 0, 0}, v[3] = {0, 0.3f, 0};
         dfm_test_grid g = dfm_test_make_grid_uv(24, 24, origin, u, v);
         body = dfm_test_add_cloth(w, &g, cd);
         dfm_test_free_grid(&g);
+        if (scene == 4) { /* two corners of one edge pinned */
+            const int32_t pins[2] = {0, 23};
+            CHECK_OK(w, dfm_body_set_vertex_mode(w, body, pins, 2, DFM_VERTEX_PINNED));
+        }
         dfm_shape_def table = dfm_scene_box_def(0.25f, 0.25f, 0.02f), sphere = dfm_scene_sphere_def(0.04f);
         table.host_body = 1;
         sphere.host_body = 2;
@@ -104,7 +112,7 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
         ns = 1;
     }
     (void)body;
-    for (int s = 0; s < (scene >= 2 ? DC_STEPS : STEPS); ++s) {
+    for (int s = 0; s < (DC_SCENE(scene) ? DC_STEPS : STEPS); ++s) {
         CHECK_OK(w, dfm_world_set_shape_states(w, shapes, 0, states, 0, ns));
         CHECK_OK(w, dfm_world_step(w, 1.0f / hz));
     }
@@ -116,9 +124,9 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
     CHECK_OK(w, dfm_world_get_positions(w, 0, st.particle_count, x, 0));
     float* rf = x + 3 * (size_t)st.particle_count;
     CHECK_OK(w, dfm_world_get_shape_reactions(w, shapes, ns, rf, rf + 6, 0));
-    if (scene >= 2 && !strcmp(mode, "scalar") && threads == 1)
+    if (DC_SCENE(scene) && !strcmp(mode, "scalar") && threads == 1)
         printf("scene %d: %d deformable pairs in the last advance\n", scene, st.deformable_pairs);
-    if (scene >= 2) CHECK(st.deformable_pairs > 0, "scene %d: no deformable pairs (nothing compared)", scene);
+    if (DC_SCENE(scene)) CHECK(st.deformable_pairs > 0, "scene %d: no deformable pairs (nothing compared)", scene);
     *n = st.particle_count;
     dfm_world_destroy(w);
     return x;
@@ -127,7 +135,7 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
 int main(int argc, char** argv) {
     const int fma = argc > 1 && !strcmp(argv[1], "fma");
     const char* names[SCENES] = {"game-cloth 24x24", "soft cube", "folded cloth, self-collision",
-                                 "stacked soft cubes, deformable contact"};
+                                 "stacked soft cubes, deformable contact", "game-cloth 24x24, two corners pinned"};
     /* mode, threads: the lanes at both widths, then (deformable contact) the lanes on 2 threads */
     const char* modes[4] = {"sse2", "avx2", "avx2", "avx2-fma"};
     const int mode_threads[4] = {1, 1, 2, 1};
@@ -145,13 +153,20 @@ int main(int argc, char** argv) {
         }
         CHECK(finite, "%s: non-finite positions", names[scene]);
         /* The scene must have reached its contacts (else the contact code paths were not compared). */
-        const double touch = scene == 0 ? 0.01 : 0.025; /* table top + ~contact radius: 0 m, 0.02 m */
-        uint64_t hash = 1469598103934665603ull;         /* FNV-1a over the reference's bytes */
+        /* table top + ~contact radius: 0 m, 0.02 m; the pinned cloth hangs from its edge over the sphere
+           (top 0.04 m), its free corners below it */
+        const double touch = scene == 0 ? 0.01 : (scene == 4 ? 0.04 : 0.025);
+        uint64_t hash = 1469598103934665603ull;                            /* FNV-1a over the reference's bytes */
         for (size_t b = 0; b < sizeof(float) * (3 * (size_t)n0 + 12); ++b) /* positions and reactions */
             hash = (hash ^ ((const unsigned char*)ref)[b]) * 1099511628211ull;
         printf("%s: scalar reference hash %016llx\n", names[scene], (unsigned long long)hash);
         CHECK(zmin < touch, "%s: lowest vertex at %.4f m, never reached the table", names[scene], zmin);
-        for (int m = fma ? 3 : 0; m < (fma ? 4 : (scene >= 2 ? 3 : 2)); ++m) {
+        if (scene == 4) /* the pinned corners held their height (0.04 m + contact radius + 0.01 m) */
+            for (int k = 0; k < 2; ++k) {
+                const double z0 = 0.04 + dfm_cloth_def_default().contact_radius + 0.01, z = ref[3 * (k ? 23 : 0) + 2];
+                CHECK(fabs(z - z0) < 1e-6, "%s: pinned corner %d at z %.6f m, not %.6f", names[scene], k, z, z0);
+            }
+        for (int m = fma ? 3 : 0; m < (fma ? 4 : (DC_SCENE(scene) ? 3 : 2)); ++m) {
             int32_t n1 = 0;
             float* x = run(modes[m], scene, mode_threads[m], &n1);
             CHECK(x && n1 == n0, "%s: %s run failed", names[scene], modes[m]);
@@ -164,7 +179,7 @@ int main(int argc, char** argv) {
                 differ += memcmp(&x[i], &ref[i], sizeof(float)) != 0;
             }
             printf("%s, %s on %d thread(s) vs scalar after %d steps: %d of %d coordinates differ, largest %.3g m\n",
-                   names[scene], modes[m], mode_threads[m], scene >= 2 ? DC_STEPS : STEPS, differ, 3 * n0, worst);
+                   names[scene], modes[m], mode_threads[m], DC_SCENE(scene) ? DC_STEPS : STEPS, differ, 3 * n0, worst);
             CHECK(memcmp(x, ref, sizeof(float) * 3 * (size_t)n0) == 0, "%s: %s positions differ from the scalar path",
                   names[scene], modes[m]);
             CHECK(memcmp(x + 3 * n0, ref + 3 * n0, sizeof(float) * 12) == 0,
