@@ -81,9 +81,9 @@ static void rotate_inv(const double* q, const double* p, double* l) {
 
 typedef struct outcome {
     double rest_speed, rest_spin, sag, deepest, rest_force_z, rest_impulse_z, weight;
-    double energy_rise;   /* largest rise of the whole system's energy (box + cloth) above its lowest value
+    double energy_rise; /* largest rise of the whole system's energy (box + cloth) above its lowest value
                              before, J */
-    double drop_energy;   /* the box's drop: m g 0.25 m, J */
+    double drop_energy; /* the box's drop: m g 0.25 m, J */
     double apex_growth; /* largest rise of the box's energy at an apex over the one before, as a height:
                            (E - E_prev) / (m g), m (the box's energy growing) */
     int apexes;
@@ -205,9 +205,10 @@ static outcome run(double mass, int implicit, int backend, double* z_trace) {
             if (t > 0) o.energy_rise = fmax(o.energy_rise, e - e_low);
             e_low = fmin(e_low, e);
             if (getenv("DFM_TRACE_ENERGY") && t % 12 == 0)
-                printf("t %.3f E %.4f J (box %.4f: rot %.4f; cloth kin %.4f grav %.4f membrane %.4f bending %.4f) rise %.4f\n",
-                       (t + 1) * kDt, e, eb, 0.5 * b.inertia * w2, ce.kinetic, ce.gravity, ce.membrane, ce.bending,
-                       o.energy_rise);
+                printf(
+                    "t %.3f E %.4f J (box %.4f: rot %.4f; cloth kin %.4f grav %.4f membrane %.4f bending %.4f) rise %.4f\n",
+                    (t + 1) * kDt, e, eb, 0.5 * b.inertia * w2, ce.kinetic, ce.gravity, ce.membrane, ce.bending,
+                    o.energy_rise);
         }
         if (z_trace) z_trace[t] = b.x[2];
         if (getenv("DFM_TRACE") && t % 12 == 0)

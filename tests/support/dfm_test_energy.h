@@ -39,7 +39,8 @@ static inline dfm_test_energy_parts dfm_test_energy(dfm_world* w, dfm_body_id bo
     }
     float* x = (float*)malloc(sizeof(float) * 6 * (size_t)(n > 0 ? n : 1));
     float* v = x + 3 * (size_t)n;
-    if (dfm_body_get_positions(w, body, 0, n, x, 0) != DFM_OK || dfm_body_get_velocities(w, body, 0, n, v, 0) != DFM_OK) {
+    if (dfm_body_get_positions(w, body, 0, n, x, 0) != DFM_OK ||
+        dfm_body_get_velocities(w, body, 0, n, v, 0) != DFM_OK) {
         fprintf(stderr, "dfm_test_energy: %s\n", dfm_world_last_error(w));
         exit(2);
     }
