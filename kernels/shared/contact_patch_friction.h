@@ -35,6 +35,15 @@
 
 /// Shapes one body may touch for the patch decision; beyond it the body keeps the per-record one.
 #define DFM_PATCH_MAX 8
+/// Smallest |sum n f_n| / sum f_n of a patch (its records' normals within about 25 degrees of
+/// their mean): a curved patch has no one tangent plane, and its body keeps the per-record decision.
+#define DFM_PATCH_COHERENCE 0.9f
+/// Largest |U_contact - U_body| / max(|U_contact|, |U_body|) of a patch: beyond it the body's mean
+/// tangential motion relative to the shape is not its contact points' slip (it does not move as a
+/// rigid translation over the patch) and the body keeps the per-record decision.
+#define DFM_PATCH_RIGID 0.5f
+/// Slip (m per advance) below which both motions count as equal (a body at rest).
+#define DFM_PATCH_SLIP_FLOOR 1e-9f
 /// Projected Gauss-Seidel passes over a body's patches (one patch converges in one).
 #define DFM_PATCH_PASSES 16
 
@@ -44,6 +53,7 @@ typedef struct dfm_friction_patch {
     float N;       ///< Normal load, N (>= 0).
     dfm_v3 nsum;   ///< Sum of record normals times their normal load (world).
     dfm_v3 Dsum;   ///< Sum of record slips D times their normal load (m N).
+    dfm_v3 Bsum;   ///< Sum of the shape's surface displacements at the records times their normal load (m N).
     dfm_v3 F;      ///< Friction force on the body, N (world).
     int slides;    ///< 1: at its Coulomb limit.
 } dfm_friction_patch;
@@ -78,7 +88,7 @@ DFM_HD int dfm_patch_friction_body(const dfm_contact_view* c, const dfm_vbd_view
                 if (np == DFM_PATCH_MAX) return 0;
                 pt[np].shape = s;
                 pt[np].N = 0.0f;
-                pt[np].nsum = pt[np].Dsum = pt[np].F = dfm_v3_zero();
+                pt[np].nsum = pt[np].Dsum = pt[np].Bsum = pt[np].F = dfm_v3_zero();
                 pt[np].slides = 0;
                 ++np;
             }
@@ -107,7 +117,43 @@ DFM_HD int dfm_patch_friction_body(const dfm_contact_view* c, const dfm_vbd_view
             pt[q].N += fn;
             pt[q].nsum = dfm_v3_madd(pt[q].nsum, g.n, fn);
             pt[q].Dsum = dfm_v3_madd(pt[q].Dsum, g.D, fn);
+            dfm_v3 dc = dfm_v3_zero(); /* the contact point's displacement; dc - D is the surface's */
+            for (int j = 0; j < 3; ++j) {
+                int32_t p = c->rec.corners[3 * k + j];
+                if (p >= 0) dc = dfm_v3_madd(dc, dfm_v3_load(v->d + 3 * p), c->rec.bary[3 * k + j]);
+            }
+            pt[q].Bsum = dfm_v3_madd(pt[q].Bsum, dfm_v3_sub(dc, g.D), fn);
         }
+    /* The rigid translation is the body's mode only when (a) the patch has one tangent plane (not a
+     * cloth around a sphere) and (b) the body's mean motion relative to the shape is its contact
+     * points' slip (not a towel sliding around a rod, nor a pinched cloth swinging about the
+     * pinch); otherwise the body keeps the per-record decision. */
+    dfm_v3 dbar = dfm_v3_zero();
+    for (int32_t i = first; i < end; ++i) dbar = dfm_v3_madd(dbar, dfm_v3_load(v->d + 3 * i), v->mass[i] / M);
+    int coherent = 1;
+    for (int q = 0; q < np; ++q) {
+        if (!(pt[q].N > 0.0f)) continue;
+        float nl = dfm_v3_len(pt[q].nsum);
+        if (nl < DFM_PATCH_COHERENCE * pt[q].N) coherent = 0;
+        if (!(nl > 0.0f)) continue;
+        const dfm_v3 nq = dfm_v3_scale(pt[q].nsum, 1.0f / nl);
+        dfm_v3 uc = dfm_v3_scale(pt[q].Dsum, 1.0f / pt[q].N);
+        dfm_v3 ub = dfm_v3_sub(dbar, dfm_v3_scale(pt[q].Bsum, 1.0f / pt[q].N));
+        uc = dfm_v3_madd(uc, nq, -dfm_v3_dot(uc, nq));
+        ub = dfm_v3_madd(ub, nq, -dfm_v3_dot(ub, nq));
+        const float big = dfm_fmaxf(dfm_v3_len(uc), dfm_v3_len(ub));
+        if (dfm_v3_len(dfm_v3_sub(uc, ub)) > DFM_PATCH_RIGID * big + DFM_PATCH_SLIP_FLOOR) coherent = 0;
+    }
+#ifdef DFM_PATCH_DEBUG
+    for (int q = 0; q < np; ++q)
+        printf("patch shape %d N %g coherence %g\n", pt[q].shape, pt[q].N, dfm_v3_len(pt[q].nsum) / pt[q].N);
+#endif
+    if (!coherent) {
+        for (int32_t i = first; i < end; ++i)
+            for (int32_t node = c->head[i]; node >= 0; node = c->next[node])
+                if (node % 3 == 0) node_body_friction[3 * node] = 0.0f;
+        return 0;
+    }
     /* projected Gauss-Seidel over the patches on the common translation */
     dfm_v3 U[DFM_PATCH_MAX], n[DFM_PATCH_MAX], total = dfm_v3_zero();
     float limit[DFM_PATCH_MAX];
@@ -144,11 +190,13 @@ DFM_HD int dfm_patch_friction_body(const dfm_contact_view* c, const dfm_vbd_view
             while (pt[q].shape != c->rec.shape[k]) ++q;
             float fn = node_body_friction[3 * node]; /* the record's normal load in the solve above */
             float share = fn > 0.0f && pt[q].N > 0.0f ? fn / pt[q].N : 0.0f;
+            /* reported along the record's own tangent plane (a friction force has no normal part) */
+            const dfm_v3 nk = dfm_v3_load(c->rec.normal + 3 * k);
+            const dfm_v3 Ft = dfm_v3_madd(pt[q].F, nk, -dfm_v3_dot(pt[q].F, nk));
             for (int j = 0; j < 3; ++j) {
                 int32_t p = c->rec.corners[3 * k + j];
                 if (p < 0) continue;
-                dfm_v3_store(dfm_v3_scale(pt[q].F, share * c->rec.bary[3 * k + j]),
-                             node_body_friction + 3 * (3 * k + j));
+                dfm_v3_store(dfm_v3_scale(Ft, share * c->rec.bary[3 * k + j]), node_body_friction + 3 * (3 * k + j));
                 if (pt[q].slides && c->shapes[pt[q].shape].mu > 0.0f) particle_slides[p] = 1;
             }
         }
