@@ -144,10 +144,6 @@ DFM_HD int dfm_patch_friction_body(const dfm_contact_view* c, const dfm_vbd_view
         const float big = dfm_fmaxf(dfm_v3_len(uc), dfm_v3_len(ub));
         if (dfm_v3_len(dfm_v3_sub(uc, ub)) > DFM_PATCH_RIGID * big + DFM_PATCH_SLIP_FLOOR) coherent = 0;
     }
-#ifdef DFM_PATCH_DEBUG
-    for (int q = 0; q < np; ++q)
-        printf("patch shape %d N %g coherence %g\n", pt[q].shape, pt[q].N, dfm_v3_len(pt[q].nsum) / pt[q].N);
-#endif
     if (!coherent) {
         for (int32_t i = first; i < end; ++i)
             for (int32_t node = c->head[i]; node >= 0; node = c->next[node])
