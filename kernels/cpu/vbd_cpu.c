@@ -220,18 +220,24 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         in.h = view->h;
         const int64_t candidates = dfm_contact_candidates_total(&cc->view->cand);
         dfm_cpu_rigid_broad* broad = cc->broad;
+        const int64_t last_work = cc->detect_work ? *cc->detect_work : 0;
+        int64_t work = 0;
+        int forked = 0;
         if (broad &&
             dfm_cpu_rigid_broad_select(broad, cc->view, &in, cc->particle_env, cc->env_count, cc->generation) == 0) {
-            const int fork = cc->scratch && broad->selected_count >= DFM_CPU_DETECT_PARALLEL_MIN;
-            dfm_cpu_contacts_detect_selected(cc->view, &in, broad->selected, broad->selected_count,
-                                             fork ? cc->scratch : NULL, nt);
-        } else if (cc->scratch && nt > 1 && candidates >= DFM_CPU_PARALLEL_MIN)
-            dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
-        else if (cc->detect.corner) {
+            forked = cc->scratch && dfm_cpu_detect_forks(nt, last_work, broad->selected_count, cc->detect_work_min);
+            work = dfm_cpu_contacts_detect_selected(cc->view, &in, broad->selected, broad->selected_count,
+                                                    forked ? cc->scratch : NULL, nt);
+        } else if (cc->scratch && dfm_cpu_detect_forks(nt, last_work, candidates, cc->detect_work_min)) {
+            forked = 1;
+            work = dfm_cpu_contacts_detect_parallel(cc->view, &in, cc->scratch, nt);
+        } else if (cc->detect.corner) {
             dfm_cpu_detect_cache_fill(&cc->detect, cc->view, &in, n);
-            dfm_cpu_contacts_detect_cached(cc->view, &in, &cc->detect);
+            work = dfm_cpu_contacts_detect_cached(cc->view, &in, &cc->detect);
         } else
-            dfm_cpu_contacts_detect(cc->view, &in);
+            work = dfm_cpu_contacts_detect(cc->view, &in);
+        if (cc->detect_work) *cc->detect_work = work; /* the same for any thread count: decides the next fork */
+        if (cc->detect_forks) *cc->detect_forks += forked;
         if (cc->view->flags & DFM_CONTACT_BODY_SOLVE) { /* thin-shell normals (contact_sheet.h) */
             const int32_t na = *cc->view->count < cc->view->capacity ? *cc->view->count : cc->view->capacity;
             for (int32_t k = 0; k < na; ++k) dfm_contact_sheet_record(cc->view, view, k);
