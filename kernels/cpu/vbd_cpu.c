@@ -223,6 +223,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
         const int64_t last_work = cc->detect_work ? *cc->detect_work : 0;
         int64_t work = 0;
         int forked = 0;
+        if (broad) broad->threads = nt; /* its per-feature queries fork by feature count */
         if (broad &&
             dfm_cpu_rigid_broad_select(broad, cc->view, &in, cc->particle_env, cc->env_count, cc->generation) == 0) {
             forked = cc->scratch && dfm_cpu_detect_forks(nt, last_work, broad->selected_count, cc->detect_work_min);
