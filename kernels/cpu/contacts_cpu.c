@@ -56,8 +56,10 @@ int64_t dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_dete
 }
 
 /// Chunks per worker of the parallel detection (load balance: edge/face candidates cost far more
-/// than particle ones, and hits cluster by shape).
-#define DFM_DETECT_CHUNKS_PER_THREAD 8
+/// than particle ones, and hits cluster by shape). At 8, cloth-lift with 16 environments gave one
+/// of 2 workers 338 M of the detection's 404 M instructions (callgrind, 2 steps: the gripped faces,
+/// ~33k instructions each, sit in a few chunks); at 64, 202 M and 202 M (docs/perf.md, session 13).
+#define DFM_DETECT_CHUNKS_PER_THREAD 64
 
 /// Detects global candidate g (particle, edge and face candidates share one index space); returns
 /// its work units (contact_detect.h).
