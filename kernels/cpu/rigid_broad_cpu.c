@@ -286,7 +286,7 @@ static void query_part(const dfm_cpu_rigid_broad* b, dfm_cpu_broad_part* p, cons
     const int32_t ns = b->shape_count;
     p->count = 0;
     p->failed = 0;
-    if (p->pairs_cap < b->max_env_shapes) {
+    if (b->max_env_shapes > 0 && p->pairs_cap < b->max_env_shapes) { /* none: no environment has a shape */
         dfm_bvh_pair* q = (dfm_bvh_pair*)realloc(p->pairs, (size_t)b->max_env_shapes * sizeof(dfm_bvh_pair));
         if (!q) {
             p->failed = 1;
