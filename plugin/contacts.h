@@ -39,6 +39,9 @@ typedef struct dfm_contacts {
     int32_t* detect_corner_shape; ///< per particle.
     dfm_contact_records scratch;  ///< Parallel CPU detection: room for a record per candidate (allocated on
                                   ///< first use with more than one thread).
+    int64_t detect_work;          ///< CPU: work units of the last detection (0: none since the rebuild), which
+                                  ///< decides the next one's fork (DFM_CPU_DETECT_WORK_MIN).
+    int64_t detect_forks;         ///< CPU: detections run forked since the world was created (kept by rebuilds).
     int64_t generation;           ///< Bumped by every rebuild (the CUDA backend re-uploads then).
     dfm_cpu_rigid_broad broad;    ///< CPU: the BVH selection of the candidates (issue 16; plugin/step.c decides).
     int64_t broad_logged;         ///< Generation * 2 + on of the last logged broad-phase choice.

@@ -58,10 +58,11 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->detect_corner_shape);
     dfm_contact_records_free(&c->scratch);
     dfm_cpu_rigid_broad_free(&c->broad);
-    int64_t dropped_total = c->dropped_total, generation = c->generation;
+    int64_t dropped_total = c->dropped_total, generation = c->generation, forks = c->detect_forks;
     memset(c, 0, sizeof(*c));
     c->dropped_total = dropped_total;
     c->generation = generation;
+    c->detect_forks = forks;
 }
 
 /// Shapes grouped by environment: shared shapes (-1) and, per environment, its own shapes.

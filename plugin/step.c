@@ -254,8 +254,23 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     cc.shape_impulse = impulses;
     cc.threads = dfm_cpu_thread_count(w->def.cpu_threads);
     int64_t candidates = dfm_contact_candidates_total(&c->cand);
-    if (use_contacts && dfm_cpu_forks(cc.threads, candidates, DFM_CPU_DETECT_PARALLEL_MIN) && detection_scratch(w))
+    /* scratch for a forked detection: when this step's first detection may fork (by the last one's
+     * work, or by the candidate count before any, cpu_threads.h); the advance decides each one */
+    const char* work_knob = getenv(DFM_CPU_DETECT_WORK_ENV);
+    cc.detect_work_min = DFM_CPU_DETECT_WORK_MIN;
+    if (work_knob) {
+        char* end = NULL;
+        const long long v = strtoll(work_knob, &end, 10);
+        if (end == work_knob || *end != '\0' || v < 1)
+            return dfm_fail(w, DFM_ERROR_INVALID_VALUE, "%s is '%s'; must be a number of work units >= 1",
+                            DFM_CPU_DETECT_WORK_ENV, work_knob);
+        cc.detect_work_min = v;
+    }
+    if (use_contacts && dfm_cpu_detect_forks(cc.threads, c->detect_work, candidates, cc.detect_work_min) &&
+        detection_scratch(w))
         cc.scratch = &c->scratch;
+    cc.detect_work = &c->detect_work;
+    cc.detect_forks = &c->detect_forks;
     if (use_contacts) {
         r = attach_rigid_broad(w, &cc);
         if (r != DFM_OK) return r;

@@ -32,8 +32,8 @@
 /// Number of records written this advance (count may exceed the capacity).
 static int32_t active_count(const dfm_contact_view* c) { return *c->count < c->capacity ? *c->count : c->capacity; }
 
-void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in) {
-    dfm_cpu_contacts_detect_cached(c, in, NULL);
+int64_t dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in) {
+    return dfm_cpu_contacts_detect_cached(c, in, NULL);
 }
 
 void dfm_cpu_detect_cache_fill(const dfm_detect_cache* ch, const dfm_contact_view* c, const dfm_detect_input* in,
@@ -47,20 +47,26 @@ void dfm_cpu_detect_cache_fill(const dfm_detect_cache* ch, const dfm_contact_vie
     }
 }
 
-void dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch) {
+int64_t dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_detect_input* in,
+                                       const dfm_detect_cache* ch) {
     *c->count = 0;
+    int64_t work = 0;
     for (int kind = 0; kind < DFM_CANDIDATE_KINDS; ++kind)
-        for (int32_t k = 0; k < c->cand.count[kind]; ++k) dfm_detect_candidate_cached(c, in, ch, kind, k);
+        for (int32_t k = 0; k < c->cand.count[kind]; ++k) work += dfm_detect_candidate_cached(c, in, ch, kind, k);
+    return work;
 }
 
 /// Chunks per worker of the parallel detection (load balance: edge/face candidates cost far more
-/// than particle ones, and hits cluster by shape).
-#define DFM_DETECT_CHUNKS_PER_THREAD 8
+/// than particle ones, and hits cluster by shape). At 8, cloth-lift with 16 environments gave one
+/// of 2 workers 338 M of the detection's 404 M instructions (callgrind, 2 steps: the gripped faces,
+/// ~33k instructions each, sit in a few chunks); at 64, 202 M and 202 M (docs/perf.md, session 13).
+#define DFM_DETECT_CHUNKS_PER_THREAD 64
 
-/// Detects global candidate g (particle, edge and face candidates share one index space).
-static void detect_one(const dfm_contact_view* c, const dfm_detect_input* in, int64_t g) {
+/// Detects global candidate g (particle, edge and face candidates share one index space); returns
+/// its work units (contact_detect.h).
+static int detect_one(const dfm_contact_view* c, const dfm_detect_input* in, int64_t g) {
     int kind = dfm_contact_candidates_kind(&c->cand, g);
-    dfm_detect_candidate(c, in, kind, (int32_t)(g - dfm_contact_candidates_first(&c->cand, kind)));
+    return dfm_detect_candidate(c, in, kind, (int32_t)(g - dfm_contact_candidates_first(&c->cand, kind)));
 }
 
 /// A view whose records are those of `s` from record `offset` on (room for `room` records).
@@ -75,12 +81,13 @@ static dfm_contact_view chunk_view(const dfm_contact_view* c, const dfm_contact_
 
 /// The parallel detection of dfm_cpu_contacts_detect_parallel over the candidates sel[0 .. total)
 /// (sel NULL: every candidate, total = the global index space).
-static void detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_contact_records* scratch,
-                            int threads, const int32_t* sel, int64_t total) {
+static int64_t detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
+                               const dfm_contact_records* scratch, int threads, const int32_t* sel, int64_t total) {
     int32_t chunks = threads * DFM_DETECT_CHUNKS_PER_THREAD;
     if (chunks < 1) chunks = 1;
     if (chunks > total) chunks = total > 0 ? (int32_t)total : 1;
     int32_t counts[1024];
+    int64_t works[1024];
     if (chunks > 1024) chunks = 1024;
     const int64_t per = (total + chunks - 1) / chunks;
     (void)threads;
@@ -90,13 +97,17 @@ static void detect_parallel(const dfm_contact_view* c, const dfm_detect_input* i
     for (int32_t k = 0; k < chunks; ++k) {
         int64_t b = (int64_t)k * per, e = b + per < total ? b + per : total;
         counts[k] = 0;
+        works[k] = 0;
         if (b >= e) continue;
         dfm_contact_view v = chunk_view(c, scratch, b, (int32_t)(e - b), &counts[k]);
-        for (int64_t g = b; g < e; ++g) detect_one(&v, in, sel ? sel[g] : g);
+        int64_t work = 0;
+        for (int64_t g = b; g < e; ++g) work += detect_one(&v, in, sel ? sel[g] : g);
+        works[k] = work;
     }
     /* Chunks in candidate order: the serial order; the first `capacity` records are kept. */
-    int64_t written = 0, emitted = 0;
+    int64_t written = 0, emitted = 0, work = 0;
     for (int32_t k = 0; k < chunks; ++k) {
+        work += works[k];
         int64_t room = c->capacity - written;
         int32_t n = counts[k] < room ? counts[k] : (int32_t)(room > 0 ? room : 0);
         if (n > 0) dfm_contact_records_copy(c->rec, written, *scratch, (int64_t)k * per, n);
@@ -104,21 +115,21 @@ static void detect_parallel(const dfm_contact_view* c, const dfm_detect_input* i
         emitted += counts[k];
     }
     *c->count = (int32_t)emitted;
+    return work;
 }
 
-void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
-                                      const dfm_contact_records* scratch, int threads) {
-    detect_parallel(c, in, scratch, threads, NULL, dfm_contact_candidates_total(&c->cand));
+int64_t dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
+                                         const dfm_contact_records* scratch, int threads) {
+    return detect_parallel(c, in, scratch, threads, NULL, dfm_contact_candidates_total(&c->cand));
 }
 
-void dfm_cpu_contacts_detect_selected(const dfm_contact_view* c, const dfm_detect_input* in, const int32_t* sel,
-                                      int64_t n, const dfm_contact_records* scratch, int threads) {
-    if (scratch && threads > 1) {
-        detect_parallel(c, in, scratch, threads, sel, n);
-        return;
-    }
+int64_t dfm_cpu_contacts_detect_selected(const dfm_contact_view* c, const dfm_detect_input* in, const int32_t* sel,
+                                         int64_t n, const dfm_contact_records* scratch, int threads) {
+    if (scratch && threads > 1) return detect_parallel(c, in, scratch, threads, sel, n);
     *c->count = 0;
-    for (int64_t i = 0; i < n; ++i) detect_one(c, in, sel[i]);
+    int64_t work = 0;
+    for (int64_t i = 0; i < n; ++i) work += detect_one(c, in, sel[i]);
+    return work;
 }
 
 void dfm_cpu_contacts_guess_normals(const dfm_contact_view* c, int32_t particle_count, float* guess_normal,

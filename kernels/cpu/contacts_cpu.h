@@ -35,6 +35,10 @@ typedef struct dfm_cpu_contacts {
     const dfm_contact_records* scratch; ///< Optional: room for a record per candidate, for the parallel
                                         ///< detection (NULL = serial detection).
     int threads;                        ///< OpenMP workers for the parallel detection.
+    int64_t* detect_work;       ///< In/out (NULL: none): the last detection's work units (0: none yet); the advance
+                                ///< forks the next detection by it (DFM_CPU_DETECT_WORK_MIN, cpu_threads.h).
+    int64_t* detect_forks;      ///< In/out (NULL: none): detections run forked, counted (tests read it).
+    int64_t detect_work_min;    ///< Fork threshold of the detection in work units (DFM_CPU_DETECT_WORK_MIN).
     double* shape_impulse;      ///< Out: 6 per shape (reaction impulse N s, angular impulse N m s), accumulated.
     double particle_impulse[3]; ///< Out: contact impulse on particles, accumulated.
     float max_penetration;      ///< Out: largest penetration at the end of the advance, m.
@@ -51,12 +55,15 @@ typedef struct dfm_cpu_contacts {
                                        ///< finalize's residual pass W particles at a time; NULL = scalar.
 } dfm_cpu_contacts;
 
-/// Detection over all candidates (serial, so records come out in candidate order).
-void dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
+/// Detection over all candidates (serial, so records come out in candidate order). Every detection
+/// function returns its work units (contact_detect.h: one per candidate plus one per SDF
+/// evaluation), which the advance uses to decide the next detection's fork (cpu_threads.h).
+int64_t dfm_cpu_contacts_detect(const dfm_contact_view* c, const dfm_detect_input* in);
 
 /// dfm_cpu_contacts_detect with the advance's shared values (ch filled by dfm_cpu_detect_cache_fill,
 /// or NULL): the same records, bitwise, with the per-shape and per-corner work done once.
-void dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch);
+int64_t dfm_cpu_contacts_detect_cached(const dfm_contact_view* c, const dfm_detect_input* in,
+                                       const dfm_detect_cache* ch);
 
 /// Fills ch for one advance: every shape's start pose, every particle's |v|, the corner cache
 /// emptied. ch's arrays: shape_count poses, particle_count speeds and corner shapes, 4 *
@@ -68,16 +75,16 @@ void dfm_cpu_detect_cache_fill(const dfm_detect_cache* ch, const dfm_contact_vie
 /// workers into `scratch` (room for a record per candidate), then copied into `c`'s
 /// records chunk by chunk: the records, their order, the count and the capacity drops are exactly
 /// those of dfm_cpu_contacts_detect, for any thread count.
-void dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
-                                      const dfm_contact_records* scratch, int threads);
+int64_t dfm_cpu_contacts_detect_parallel(const dfm_contact_view* c, const dfm_detect_input* in,
+                                         const dfm_contact_records* scratch, int threads);
 
 /// Detection of the candidates sel[0 .. n) only (global indices, ascending: the selection of the
 /// rigid broad phase, rigid_broad_cpu.h), serial or, with `scratch` and more than one thread, in
 /// chunks as dfm_cpu_contacts_detect_parallel. When the selection holds every candidate that
 /// passes detection's AABB early-out, the records, their order, the count and the drops are
 /// exactly those of dfm_cpu_contacts_detect.
-void dfm_cpu_contacts_detect_selected(const dfm_contact_view* c, const dfm_detect_input* in, const int32_t* sel,
-                                      int64_t n, const dfm_contact_records* scratch, int threads);
+int64_t dfm_cpu_contacts_detect_selected(const dfm_contact_view* c, const dfm_detect_input* in, const int32_t* sel,
+                                         int64_t n, const dfm_contact_records* scratch, int threads);
 
 /// Writes, for every particle that is a corner of a record with weight >= 1/2, the normal of its
 /// closest such record and the distance to contact along it (others get a zero normal): the

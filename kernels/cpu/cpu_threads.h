@@ -39,10 +39,35 @@
 /// percentile on a loaded 2-core machine (a descheduled worker), more than that detection's work.
 #define DFM_CPU_DETECT_PARALLEL_MIN 32768
 
+/// Contact detection forks when the previous detection (the last advance's) did this much work or
+/// more, in work units (kernels/shared/contact_detect.h: one per candidate plus one per SDF
+/// evaluation; a face that reaches its Frank-Wolfe search counts ~490, one culled by its AABB 1).
+/// Candidate counts alone cannot tell the scenes apart: game-cloth's 6534 candidates (p 1152, e 3266,
+/// f 2116, each kind more than 16-environment cloth-lift's broad-phase selection, ~4500) mostly stop
+/// at the AABB or the convex bound, while cloth-lift's selected faces run the search (~31k
+/// instructions each, callgrind). Measured per advance (docs/perf.md, "the detection's fork by
+/// work"): a single small cloth stays below (game-cloth 24, cloth-lift 1 environment), cloth-lift and
+/// soft-lift at 16 environments are above. The first detection after a rebuild (no previous work)
+/// falls back to DFM_CPU_DETECT_PARALLEL_MIN candidates. The environment variable
+/// DFM_CPU_DETECT_WORK (DFM_CPU_DETECT_WORK_ENV: a number >= 1) replaces it, for tests and
+/// calibration (plugin/step.c refuses other values).
+#define DFM_CPU_DETECT_WORK_MIN 131072
+/// Name of the environment variable that overrides DFM_CPU_DETECT_WORK_MIN.
+#define DFM_CPU_DETECT_WORK_ENV "DFM_CPU_DETECT_WORK"
+
 /// Whether a loop of `count` items with `nt` workers forks (count >= min and more than one
 /// worker). Loops that do not fork run a plain serial copy, outside any OpenMP region: libgomp
 /// allocates a team for every parallel region, even one of a single thread.
 static inline int dfm_cpu_forks(int nt, int64_t count, int64_t min) { return nt > 1 && count >= min; }
+
+/// Whether this advance's detection of `count` candidates forks on `nt` workers, given the work
+/// units of the previous detection (`last_work`, 0: none yet) against `work_min`
+/// (DFM_CPU_DETECT_WORK_MIN or its override). The detection is order-preserving either way
+/// (contacts_cpu.h), so this decides speed, not results.
+static inline int dfm_cpu_detect_forks(int nt, int64_t last_work, int64_t count, int64_t work_min) {
+    if (nt <= 1 || count < 2) return 0;
+    return last_work > 0 ? last_work >= work_min : count >= DFM_CPU_DETECT_PARALLEL_MIN;
+}
 
 /// The solve work of `count` particles `particles[0..count)` (see DFM_CPU_SOLVE_WORK_MIN): the
 /// incident triangles and bending edges once, tets twice, two per particle for the particle's own

@@ -5,9 +5,10 @@
 ///
 /// Parallelism review (seed 001):
 /// - P1 level batching: does-not-apply (one pass over the features, one sort by shape).
-/// - P2 parallel independent columns: applies-TODO — the per-feature queries are independent (a
-///   count pass and an emit pass would parallelise them with the same output); serial today,
-///   the detection of the selection forks as before (contacts_cpu.c).
+/// - P2 parallel independent columns: applies-and-done — the per-feature queries of a kind fork
+///   from DFM_CPU_BROAD_PARALLEL_MIN features: contiguous feature ranges, one buffer each,
+///   concatenated in range order (the serial hit order); the sort by shape and the selection stay
+///   serial (O(hits)). The detection of the selection forks by its work (contacts_cpu.c).
 /// - P3 loop-invariant hoisting: applies-and-done — the per-shape block offsets of the sorted
 ///   lists and the environment's shape sets are built once per candidate rebuild (generation),
 ///   only the trees and the selection per advance.
@@ -18,6 +19,20 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+/// One worker's hits of a forked query pass (feature-major, as the serial pass writes them).
+typedef struct dfm_cpu_broad_part {
+    int32_t* feature;
+    int32_t* shape;
+    dfm_bvh_pair* pairs; ///< max_env_shapes: one feature's tree hits.
+    int64_t count, cap;
+    int32_t pairs_cap;
+    int failed; ///< 1: out of memory or a query overflow (the select then detects everything).
+} dfm_cpu_broad_part;
 
 /// Relative slack of the conservative boxes: 1e-5 of the magnitudes involved, about 80 float
 /// ulps, far above the few roundings by which the early-out's own sums can differ from ours.
@@ -39,6 +54,12 @@ void dfm_cpu_rigid_broad_free(dfm_cpu_rigid_broad* b) {
     free(b->bucket);
     free(b->pairs);
     free(b->selected);
+    for (int32_t t = 0; t < b->part_count; ++t) {
+        free(b->parts[t].feature);
+        free(b->parts[t].shape);
+        free(b->parts[t].pairs);
+    }
+    free(b->parts);
     memset(b, 0, sizeof(*b));
 }
 
@@ -244,34 +265,64 @@ static int32_t find_feature(const int32_t* pairs, int32_t lo, int32_t hi, int32_
     return lo < 0 || pairs[2 * lo] != f ? -1 : lo;
 }
 
-/// Appends the selected candidates of list `kind` to b->selected.
-static int select_kind(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const dfm_detect_input* in,
-                       const int32_t* particle_env, int kind) {
-    const int32_t ns = b->shape_count, features = b->features[kind];
-    const int32_t* pairs = c->cand.pairs[kind];
-    if (c->cand.count[kind] == 0) return 0;
+/// Room for `need` hits in part `p` (grown by doubling); 0, or -1 when memory ran out.
+static int part_room(dfm_cpu_broad_part* p, int64_t need) {
+    if (need <= p->cap) return 0;
+    int64_t cap = p->cap > 0 ? p->cap : 4096;
+    while (cap < need) cap *= 2;
+    int32_t* f = (int32_t*)realloc(p->feature, (size_t)cap * sizeof(int32_t));
+    if (f) p->feature = f;
+    int32_t* s = (int32_t*)realloc(p->shape, (size_t)cap * sizeof(int32_t));
+    if (s) p->shape = s;
+    if (!f || !s) return -1;
+    p->cap = cap;
+    return 0;
+}
+
+/// The hits of features [f0, f1) of list `kind` into part `p`, in feature order (the loop of
+/// select_kind's serial pass, with the part's own buffers); sets p->failed as that pass returns -1.
+static void query_part(const dfm_cpu_rigid_broad* b, dfm_cpu_broad_part* p, const dfm_contact_view* c,
+                       const dfm_detect_input* in, const int32_t* particle_env, int kind, int32_t f0, int32_t f1) {
+    const int32_t ns = b->shape_count;
+    p->count = 0;
+    p->failed = 0;
+    if (b->max_env_shapes > 0 && p->pairs_cap < b->max_env_shapes) { /* none: no environment has a shape */
+        dfm_bvh_pair* q = (dfm_bvh_pair*)realloc(p->pairs, (size_t)b->max_env_shapes * sizeof(dfm_bvh_pair));
+        if (!q) {
+            p->failed = 1;
+            return;
+        }
+        p->pairs = q;
+        p->pairs_cap = b->max_env_shapes;
+    }
     int64_t hits = 0;
-    for (int32_t f = 0; f < features; ++f) {
+    for (int32_t f = f0; f < f1; ++f) {
         dfm_bvh_box q;
         int32_t p0;
         const int finite = feature_box(c, in, kind, f, &q, &p0);
         const int32_t e = particle_env[p0];
-        if (e < 0 || e >= b->env_count) { /* meets every shape: all non-plane shapes */
-            if (hits_room(b, hits + ns) != 0) return -1;
+        if (e < 0 || e >= b->env_count) {
+            if (part_room(p, hits + ns) != 0) {
+                p->failed = 1;
+                return;
+            }
             for (int32_t s = 0; s < ns; ++s)
                 if (!c->shapes[s].is_plane) {
-                    b->hit_feature[hits] = f;
-                    b->hit_shape[hits++] = s;
+                    p->feature[hits] = f;
+                    p->shape[hits++] = s;
                 }
             continue;
         }
         const int32_t off = b->env_off[e], n = b->env_off[e + 1] - off;
         if (n == 0) continue;
-        if (hits_room(b, hits + n) != 0) return -1;
-        if (!finite || !b->tree_ok[e]) { /* as the early-out: NaN boxes are never culled */
+        if (part_room(p, hits + n) != 0) {
+            p->failed = 1;
+            return;
+        }
+        if (!finite || !b->tree_ok[e]) {
             for (int32_t i = 0; i < n; ++i) {
-                b->hit_feature[hits] = f;
-                b->hit_shape[hits++] = b->env_shape[off + i];
+                p->feature[hits] = f;
+                p->shape[hits++] = b->env_shape[off + i];
             }
             continue;
         }
@@ -280,12 +331,102 @@ static int select_kind(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const 
         dfm_bvh_view v = {t->leaf_count, t->left, t->right, t->boxes, t->leaf_prim, t->prims, &all};
         dfm_bvh_prim qp = {{-1, -1, -1}, 0};
         int32_t overflow = 0;
-        const int32_t found = dfm_bvh_query_one(&v, f, &qp, &q, 0, b->pairs, b->max_env_shapes, &overflow);
+        const int32_t found = dfm_bvh_query_one(&v, f, &qp, &q, 0, p->pairs, b->max_env_shapes, &overflow);
         for (int32_t k = 0; k < found && k < n; ++k) {
-            b->hit_feature[hits] = f;
-            b->hit_shape[hits++] = b->env_shape[off + b->pairs[k].b];
+            p->feature[hits] = f;
+            p->shape[hits++] = b->env_shape[off + p->pairs[k].b];
         }
-        if (overflow) return -1; /* ruled out by the depth bound (bvh_query.h): detect everything */
+        if (overflow) {
+            p->failed = 1;
+            return;
+        }
+    }
+    p->count = hits;
+}
+
+/// The serial pass's hits of list `kind` (b->hit_feature / hit_shape, feature-major) by
+/// b->threads workers over contiguous feature ranges, concatenated in range order; writes the hit
+/// count to *out. 0, or -1 as the serial pass (out of memory, a query overflow).
+static int query_forked(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const dfm_detect_input* in,
+                        const int32_t* particle_env, int kind, int64_t* out) {
+    const int32_t nt = b->threads, features = b->features[kind];
+    if (b->part_count < nt) {
+        dfm_cpu_broad_part* p = (dfm_cpu_broad_part*)realloc(b->parts, (size_t)nt * sizeof(dfm_cpu_broad_part));
+        if (!p) return -1;
+        memset(p + b->part_count, 0, (size_t)(nt - b->part_count) * sizeof(dfm_cpu_broad_part));
+        b->parts = p;
+        b->part_count = nt;
+    }
+    dfm_cpu_broad_part* parts = b->parts;
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+#endif
+    for (int32_t t = 0; t < nt; ++t)
+        query_part(b, &parts[t], c, in, particle_env, kind, (int32_t)((int64_t)features * t / nt),
+                   (int32_t)((int64_t)features * (t + 1) / nt));
+    int64_t hits = 0;
+    for (int32_t t = 0; t < nt; ++t) {
+        if (parts[t].failed) return -1;
+        hits += parts[t].count;
+    }
+    if (hits_room(b, hits) != 0) return -1;
+    int64_t at = 0;
+    for (int32_t t = 0; t < nt; ++t) {
+        if (parts[t].count == 0) continue;
+        memcpy(b->hit_feature + at, parts[t].feature, (size_t)parts[t].count * sizeof(int32_t));
+        memcpy(b->hit_shape + at, parts[t].shape, (size_t)parts[t].count * sizeof(int32_t));
+        at += parts[t].count;
+    }
+    *out = hits;
+    return 0;
+}
+
+/// Appends the selected candidates of list `kind` to b->selected.
+static int select_kind(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const dfm_detect_input* in,
+                       const int32_t* particle_env, int kind) {
+    const int32_t ns = b->shape_count, features = b->features[kind];
+    const int32_t* pairs = c->cand.pairs[kind];
+    if (c->cand.count[kind] == 0) return 0;
+    int64_t hits = 0;
+    if (b->threads > 1 && features >= DFM_CPU_BROAD_PARALLEL_MIN) {
+        if (query_forked(b, c, in, particle_env, kind, &hits) != 0) return -1;
+    } else {
+        for (int32_t f = 0; f < features; ++f) {
+            dfm_bvh_box q;
+            int32_t p0;
+            const int finite = feature_box(c, in, kind, f, &q, &p0);
+            const int32_t e = particle_env[p0];
+            if (e < 0 || e >= b->env_count) { /* meets every shape: all non-plane shapes */
+                if (hits_room(b, hits + ns) != 0) return -1;
+                for (int32_t s = 0; s < ns; ++s)
+                    if (!c->shapes[s].is_plane) {
+                        b->hit_feature[hits] = f;
+                        b->hit_shape[hits++] = s;
+                    }
+                continue;
+            }
+            const int32_t off = b->env_off[e], n = b->env_off[e + 1] - off;
+            if (n == 0) continue;
+            if (hits_room(b, hits + n) != 0) return -1;
+            if (!finite || !b->tree_ok[e]) { /* as the early-out: NaN boxes are never culled */
+                for (int32_t i = 0; i < n; ++i) {
+                    b->hit_feature[hits] = f;
+                    b->hit_shape[hits++] = b->env_shape[off + i];
+                }
+                continue;
+            }
+            const dfm_cpu_bvh* t = &b->trees[e];
+            dfm_bvh_filter all = {0, 1u, 0xFFFFFFFFu, 1};
+            dfm_bvh_view v = {t->leaf_count, t->left, t->right, t->boxes, t->leaf_prim, t->prims, &all};
+            dfm_bvh_prim qp = {{-1, -1, -1}, 0};
+            int32_t overflow = 0;
+            const int32_t found = dfm_bvh_query_one(&v, f, &qp, &q, 0, b->pairs, b->max_env_shapes, &overflow);
+            for (int32_t k = 0; k < found && k < n; ++k) {
+                b->hit_feature[hits] = f;
+                b->hit_shape[hits++] = b->env_shape[off + b->pairs[k].b];
+            }
+            if (overflow) return -1; /* ruled out by the depth bound (bvh_query.h): detect everything */
+        }
     }
     /* stable counting sort of the hits by shape: features ascending within each shape */
     int32_t* bucket = b->bucket;

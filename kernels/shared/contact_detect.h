@@ -155,9 +155,18 @@ DFM_HD void dfm_detect_hit(const dfm_contact_view* c, const dfm_shape_rt* s, int
     dfm_contact_emit(c, cand, shape, c0, c1, c2, w0, w1, w2, n_world, body_point, radius, radius + s->margin - phi);
 }
 
+/// Work units of one candidate's detection (the CPU's fork by work, kernels/cpu/cpu_threads.h):
+/// one for the candidate (loads, AABB test) plus one per SDF evaluation it ran, the optimizers'
+/// fixed counts (sdf_features.h) counted in full. A count, not a cost model: an evaluation of a
+/// box and of a mesh grid both count one.
+#define DFM_DETECT_WORK_EDGE_SEARCH (2 + DFM_SDF_EDGE_ITERS + 1)
+/// Evaluations of dfm_sdf_face_min (see DFM_DETECT_WORK_EDGE_SEARCH).
+#define DFM_DETECT_WORK_FACE_SEARCH (2 + DFM_SDF_FACE_ITERS * (1 + DFM_SDF_LINE_ITERS + 3))
+
 /// Particle candidate k (pair k of the particle list); ch: NULL or the advance's shared values.
-DFM_HD void dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
-                                int32_t k) {
+/// Returns the work units spent (DFM_DETECT_WORK_EDGE_SEARCH): 1 if culled by the AABB, else 2.
+DFM_HD int dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                               int32_t k) {
     const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_PARTICLE];
     int32_t p = c->feat_particles[pairs[2 * k]], si = pairs[2 * k + 1];
     const dfm_shape_rt* s = &c->shapes[si];
@@ -166,19 +175,22 @@ DFM_HD void dfm_detect_particle(const dfm_contact_view* c, const dfm_detect_inpu
     float thr = r + s->margin + s->gap + dfm_detect_speed(in, ch, p) * in->h;
     if (!(c->flags & DFM_DISABLE_AABB_CULL)) {
         float lo[3] = {x.x, x.y, x.z};
-        if (!dfm_shape_aabb_hit(s, lo, lo, thr)) return;
+        if (!dfm_shape_aabb_hit(s, lo, lo, thr)) return 1;
     }
     dfm_xform pose = dfm_detect_pose(ch, s, si);
     dfm_v3 q = dfm_detect_local(c, in, ch, s, si, pose, p);
     dfm_v3 gl;
     float phi = dfm_shape_sdf(&s->geom, q, &gl);
-    if (!(phi < thr)) return;
+    if (!(phi < thr)) return 2;
     dfm_detect_hit(c, s, k, si, pose, q, phi, gl, p, -1, -1, 1.0f, 0.0f, 0.0f, r);
+    return 2;
 }
 
 /// Edge candidate k (pair k of the edge list); ch: NULL or the advance's shared values.
-DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
-                            int32_t k) {
+/// Returns the work units spent (DFM_DETECT_WORK_EDGE_SEARCH): 1 culled by the AABB, 2 by the
+/// midpoint's Lipschitz bound, 4 by the convex bound, 5 + the search otherwise.
+DFM_HD int dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                           int32_t k) {
     const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_EDGE];
     int32_t e = pairs[2 * k], si = pairs[2 * k + 1];
     int32_t p0 = c->feat_edges[2 * e], p1 = c->feat_edges[2 * e + 1];
@@ -190,7 +202,7 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
     if (!(c->flags & DFM_DISABLE_AABB_CULL)) {
         float lo[3] = {dfm_fminf(a.x, b.x), dfm_fminf(a.y, b.y), dfm_fminf(a.z, b.z)};
         float hi[3] = {dfm_fmaxf(a.x, b.x), dfm_fmaxf(a.y, b.y), dfm_fmaxf(a.z, b.z)};
-        if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return;
+        if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return 1;
     }
     dfm_xform pose = dfm_detect_pose(ch, s, si);
     dfm_v3 la = dfm_detect_local(c, in, ch, s, si, pose, p0), lb = dfm_detect_local(c, in, ch, s, si, pose, p1);
@@ -200,7 +212,7 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
     const int convex = dfm_shape_sdf_is_convex(&s->geom);
     dfm_v3 gm = dfm_v3_zero();
     const float pm = dfm_detect_sdf_at(c, &s->geom, mid, convex, &gm);
-    if (pm > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return;
+    if (pm > thr + 0.5f * dfm_v3_len(dfm_v3_sub(lb, la))) return 2;
     float corner_phi = dfm_fminf(dfm_detect_corner_phi(c, ch, s, si, p0, la),
                                  dfm_detect_corner_phi(c, ch, s, si, p1, lb));
     if (convex) {
@@ -208,22 +220,26 @@ DFM_HD void dfm_detect_edge(const dfm_contact_view* c, const dfm_detect_input* i
          * that bound cannot get deeper than the corners by the feature depth, the record would be
          * rejected below: skip the 27-evaluation search (a cloth lying on a box or plane). */
         float lower = pm - 0.5f * fabsf(dfm_v3_dot(gm, dfm_v3_sub(lb, la)));
-        if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
+        if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return 4;
     }
+    const int work = 5 + DFM_DETECT_WORK_EDGE_SEARCH;
     float phi_u;
     float u = dfm_sdf_edge_min(&s->geom, la, lb, DFM_SDF_EDGE_ITERS, &phi_u);
-    if (!(phi_u < thr) || u < DFM_CONTACT_INTERIOR_EPS || u > 1.0f - DFM_CONTACT_INTERIOR_EPS) return;
-    if (!(phi_u < corner_phi - DFM_CONTACT_FEATURE_DEPTH * r)) return;
+    if (!(phi_u < thr) || u < DFM_CONTACT_INTERIOR_EPS || u > 1.0f - DFM_CONTACT_INTERIOR_EPS) return work;
+    if (!(phi_u < corner_phi - DFM_CONTACT_FEATURE_DEPTH * r)) return work;
     dfm_v3 q = dfm_v3_madd(la, dfm_v3_sub(lb, la), u);
     dfm_v3 gl;
     float phi = dfm_shape_sdf(&s->geom, q, &gl);
     int32_t g = dfm_contact_candidates_first(&c->cand, DFM_CANDIDATE_EDGE) + k;
     dfm_detect_hit(c, s, g, si, pose, q, phi, gl, p0, p1, -1, 1.0f - u, u, 0.0f, r);
+    return work;
 }
 
 /// Face candidate k (pair k of the face list); ch: NULL or the advance's shared values.
-DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
-                            int32_t k) {
+/// Returns the work units spent (DFM_DETECT_WORK_EDGE_SEARCH): 1 culled by the AABB, 2 by the
+/// centroid's Lipschitz bound, 5 by the convex bound, 6 + the search otherwise.
+DFM_HD int dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* in, const dfm_detect_cache* ch,
+                           int32_t k) {
     const int32_t* pairs = c->cand.pairs[DFM_CANDIDATE_FACE];
     int32_t f = pairs[2 * k], si = pairs[2 * k + 1];
     int32_t p0 = c->feat_faces[3 * f], p1 = c->feat_faces[3 * f + 1], p2 = c->feat_faces[3 * f + 2];
@@ -238,7 +254,7 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
                        dfm_fminf(a.z, dfm_fminf(b.z, d.z))};
         float hi[3] = {dfm_fmaxf(a.x, dfm_fmaxf(b.x, d.x)), dfm_fmaxf(a.y, dfm_fmaxf(b.y, d.y)),
                        dfm_fmaxf(a.z, dfm_fmaxf(b.z, d.z))};
-        if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return;
+        if (!dfm_shape_aabb_hit(s, lo, hi, thr)) return 1;
     }
     dfm_xform pose = dfm_detect_pose(ch, s, si);
     dfm_v3 la = dfm_detect_local(c, in, ch, s, si, pose, p0), lb = dfm_detect_local(c, in, ch, s, si, pose, p1),
@@ -249,7 +265,7 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
     const int convex = dfm_shape_sdf_is_convex(&s->geom);
     dfm_v3 gc = dfm_v3_zero();
     const float pc = dfm_detect_sdf_at(c, &s->geom, cen, convex, &gc);
-    if (pc > thr + reach) return;
+    if (pc > thr + reach) return 2;
     float corner_phi = dfm_fminf(
         dfm_detect_corner_phi(c, ch, s, si, p0, la),
         dfm_fminf(dfm_detect_corner_phi(c, ch, s, si, p1, lb), dfm_detect_corner_phi(c, ch, s, si, p2, ld)));
@@ -260,35 +276,38 @@ DFM_HD void dfm_detect_face(const dfm_contact_view* c, const dfm_detect_input* i
         float lower = pc +
                       dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(la, cen)),
                                 dfm_fminf(dfm_v3_dot(gc, dfm_v3_sub(lb, cen)), dfm_v3_dot(gc, dfm_v3_sub(ld, cen))));
-        if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return;
+        if (lower > corner_phi - (DFM_CONTACT_FEATURE_DEPTH - DFM_CONTACT_PRUNE_SLACK) * r) return 5;
     }
+    const int work = 6 + DFM_DETECT_WORK_FACE_SEARCH;
     float w[3];
     float phi_w = dfm_sdf_face_min(&s->geom, la, lb, ld, w);
     if (!(phi_w < thr) || w[0] < DFM_CONTACT_INTERIOR_EPS || w[1] < DFM_CONTACT_INTERIOR_EPS ||
         w[2] < DFM_CONTACT_INTERIOR_EPS)
-        return;
-    if (!(phi_w < corner_phi - DFM_CONTACT_FEATURE_DEPTH * r)) return;
+        return work;
+    if (!(phi_w < corner_phi - DFM_CONTACT_FEATURE_DEPTH * r)) return work;
     dfm_v3 q = dfm_v3_add(dfm_v3_add(dfm_v3_scale(la, w[0]), dfm_v3_scale(lb, w[1])), dfm_v3_scale(ld, w[2]));
     dfm_v3 gl;
     float phi = dfm_shape_sdf(&s->geom, q, &gl);
     int32_t g = dfm_contact_candidates_first(&c->cand, DFM_CANDIDATE_FACE) + k;
     dfm_detect_hit(c, s, g, si, pose, q, phi, gl, p0, p1, p2, w[0], w[1], w[2], r);
+    return work;
 }
 
 /// Candidate k of list `kind` (pair k of that list; its global index is
-/// dfm_contact_candidates_first(kind) + k); ch: NULL or the advance's shared values.
-DFM_HD void dfm_detect_candidate_cached(const dfm_contact_view* c, const dfm_detect_input* in,
-                                        const dfm_detect_cache* ch, int kind, int32_t k) {
+/// dfm_contact_candidates_first(kind) + k); ch: NULL or the advance's shared values. Returns the
+/// work units spent (DFM_DETECT_WORK_EDGE_SEARCH; CUDA ignores them).
+DFM_HD int dfm_detect_candidate_cached(const dfm_contact_view* c, const dfm_detect_input* in,
+                                       const dfm_detect_cache* ch, int kind, int32_t k) {
     switch (kind) {
-    case DFM_CANDIDATE_PARTICLE: dfm_detect_particle(c, in, ch, k); break;
-    case DFM_CANDIDATE_EDGE: dfm_detect_edge(c, in, ch, k); break;
-    default: dfm_detect_face(c, in, ch, k); break;
+    case DFM_CANDIDATE_PARTICLE: return dfm_detect_particle(c, in, ch, k);
+    case DFM_CANDIDATE_EDGE: return dfm_detect_edge(c, in, ch, k);
+    default: return dfm_detect_face(c, in, ch, k);
     }
 }
 
 /// dfm_detect_candidate_cached without shared values (CUDA: one thread per candidate).
-DFM_HD void dfm_detect_candidate(const dfm_contact_view* c, const dfm_detect_input* in, int kind, int32_t k) {
-    dfm_detect_candidate_cached(c, in, (const dfm_detect_cache*)0, kind, k);
+DFM_HD int dfm_detect_candidate(const dfm_contact_view* c, const dfm_detect_input* in, int kind, int32_t k) {
+    return dfm_detect_candidate_cached(c, in, (const dfm_detect_cache*)0, kind, k);
 }
 
 #endif

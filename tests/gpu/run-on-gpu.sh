@@ -9,8 +9,12 @@
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
 # CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
 # parity tests DFM_REPEAT_RUNS times and counts the passes; `bodysweep` benchmarks
-# DFM_CUDA_BODY_SWEEP=0, 1, 2, 3 at DFM_BODY_SWEEP_ENVS, default 1 and 1024). A later call on a
-# warm machine can skip `build` (the build tree is kept between calls).
+# DFM_CUDA_BODY_SWEEP=0, 1, 2, 3 at DFM_BODY_SWEEP_ENVS, default 1 and 1024; `cputhreads` runs the
+# CPU backend's thread targets of issue 18, cloth-lift and soft-lift at 16 environments, cloth-lift
+# at 1 and game-cloth 24 at 240 Hz, each on DFM_CPUTHREADS (default "1 2") threads with the dfm_bench
+# of DFM_CPUTHREADS_BUILD (default build-gpu; a CPU-only build works: the phase needs no GPU), and
+# prints their table last). A later call on a warm machine can skip `build` (the build tree is kept
+# between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
 # it with 1 rank x DFM_MPI_ENVS (default 1024) and, with 2 or more GPUs, 2 ranks x DFM_MPI_ENVS.
@@ -193,6 +197,20 @@ if has repeat; then
     pack
   done
 fi
+if has cputhreads; then
+  # Issue 18's thread targets: 16 environments >= 1.8x on 2 threads, a single small cloth never
+  # slower. Thread counts interleaved per workload (the machine's drift hits both alike).
+  cbench=${DFM_CPUTHREADS_BUILD:-build-gpu}/samples/dfm_bench
+  for spec in "cloth-lift_16|--workload cloth-lift --envs 16" "soft-lift_16|--workload soft-lift --envs 16" \
+    "cloth-lift_1|--workload cloth-lift --envs 1" "game-cloth24_1|--workload game-cloth --res 24 --hz 240 --envs 1"; do
+    name=${spec%%|*}; args=${spec#*|}
+    for t in ${DFM_CPUTHREADS:-1 2}; do
+      # shellcheck disable=SC2086
+      step "cputhreads_${name}_t$t" timeout 300 "$cbench" $args --backend cpu --threads "$t" --windows 3 --quiet \
+        --json "$out/cputhreads_${name}_t$t.json"
+    done
+  done
+fi
 mpi_prog=build-gpu/samples/mpi_cloth_lift
 if has mpi && [ -x "$mpi_prog" ]; then
   mpirun=(mpiexec --allow-run-as-root --oversubscribe --bind-to none)
@@ -211,7 +229,7 @@ elif has mpi; then
 fi
 echo
 echo "GPU: $(cat "$out/gpu.txt")"
-grep -h "max |x_gpu\|bitwise\|default vs\|drape: two" "$out/ctest_gpu.log" | sed 's/^[0-9]*: //' || true
+grep -h "max |x_gpu\|bitwise\|default vs\|drape: two" "$out/ctest_gpu.log" 2>/dev/null | sed 's/^[0-9]*: //' || true
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out"/memcheck*.log "$out"/racecheck*.log 2>/dev/null || true
 [ -f "$out/bench.log" ] && cat "$out/bench.log"
 tail -n 30 "$out/bench_lift.log" 2>/dev/null || true
@@ -257,4 +275,25 @@ echo
 echo "| step | result | time |"
 echo "|---|---|---|"
 for s in "${status[@]}"; do echo "| ${s//|/ | } |"; done
+if ls "$out"/cputhreads_*.json >/dev/null 2>&1; then
+  echo
+  echo "CPU threads (issue 18; host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+  python3 - "$out" <<'PY'
+import glob, json, os, re, sys
+rows = {}
+for f in glob.glob(os.path.join(sys.argv[1], "cputhreads_*_t*.json")):
+    m = re.match(r"cputhreads_(.+)_t(\d+)\.json$", os.path.basename(f))
+    r = json.load(open(f))["runs"][0]
+    rows.setdefault(m.group(1), {})[int(m.group(2))] = (r["env_steps_per_s"], r["wall_ms_per_step"])
+threads = sorted({t for d in rows.values() for t in d})
+print("| workload_envs | " + " | ".join(f"{t} thr env-steps/s (ms/step)" for t in threads) + " | " +
+      " | ".join(f"{t}/{threads[0]}" for t in threads[1:]) + " |")
+print("|---" * (1 + 2 * len(threads) - 1) + "|")
+for name in sorted(rows):
+    d = rows[name]
+    cells = [f"{d[t][0]:.1f} ({d[t][1]:.2f})" if t in d else "-" for t in threads]
+    ratios = [f"{d[t][0] / d[threads[0]][0]:.2f}x" if t in d and threads[0] in d else "-" for t in threads[1:]]
+    print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+PY
+fi
 pack
