@@ -28,8 +28,8 @@
 typedef struct dfm_cpu_broad_part {
     int32_t* feature;
     int32_t* shape;
-    dfm_bvh_pair* pairs; ///< max_env_shapes: one feature's tree hits.
     int64_t count, cap;
+    dfm_bvh_pair* pairs; ///< max_env_shapes: one feature's tree hits.
     int32_t pairs_cap;
     int failed; ///< 1: out of memory or a query overflow (the select then detects everything).
 } dfm_cpu_broad_part;
@@ -52,7 +52,6 @@ void dfm_cpu_rigid_broad_free(dfm_cpu_rigid_broad* b) {
     free(b->hit_shape);
     free(b->sorted_feature);
     free(b->bucket);
-    free(b->pairs);
     free(b->selected);
     for (int32_t t = 0; t < b->part_count; ++t) {
         free(b->parts[t].feature);
@@ -127,8 +126,7 @@ static int prepare(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, int32_t en
     b->corners = (float*)malloc(((size_t)entries + 1u) * 6u * sizeof(float));
     b->prims = (dfm_bvh_prim*)malloc(((size_t)b->max_env_shapes + 1u) * sizeof(dfm_bvh_prim));
     b->bucket = (int32_t*)malloc(((size_t)ns + 2u) * sizeof(int32_t));
-    b->pairs = (dfm_bvh_pair*)malloc(((size_t)b->max_env_shapes + 1u) * sizeof(dfm_bvh_pair));
-    if (!b->env_shape || !b->corners || !b->prims || !b->bucket || !b->pairs) return -1;
+    if (!b->env_shape || !b->corners || !b->prims || !b->bucket) return -1;
     for (int32_t e = 0; e < ne; ++e) {
         int32_t k = b->env_off[e];
         for (int32_t s = 0; s < ns; ++s) { /* own and shared shapes merged in ascending order */
@@ -344,12 +342,13 @@ static void query_part(const dfm_cpu_rigid_broad* b, dfm_cpu_broad_part* p, cons
     p->count = hits;
 }
 
-/// The serial pass's hits of list `kind` (b->hit_feature / hit_shape, feature-major) by
-/// b->threads workers over contiguous feature ranges, concatenated in range order; writes the hit
-/// count to *out. 0, or -1 as the serial pass (out of memory, a query overflow).
+/// The hits of list `kind` (b->hit_feature / hit_shape, feature-major) by nt workers over
+/// contiguous feature ranges (query_part each), concatenated in range order, so that any nt gives
+/// the same hits (nt = 1: one part, no fork); writes the hit count to *out. 0, or -1 (out of memory,
+/// a query overflow: the caller detects everything).
 static int query_forked(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const dfm_detect_input* in,
-                        const int32_t* particle_env, int kind, int64_t* out) {
-    const int32_t nt = b->threads, features = b->features[kind];
+                        const int32_t* particle_env, int kind, int32_t nt, int64_t* out) {
+    const int32_t features = b->features[kind];
     if (b->part_count < nt) {
         dfm_cpu_broad_part* p = (dfm_cpu_broad_part*)realloc(b->parts, (size_t)nt * sizeof(dfm_cpu_broad_part));
         if (!p) return -1;
@@ -359,7 +358,7 @@ static int query_forked(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const
     }
     dfm_cpu_broad_part* parts = b->parts;
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
 #endif
     for (int32_t t = 0; t < nt; ++t)
         query_part(b, &parts[t], c, in, particle_env, kind, (int32_t)((int64_t)features * t / nt),
@@ -388,46 +387,8 @@ static int select_kind(dfm_cpu_rigid_broad* b, const dfm_contact_view* c, const 
     const int32_t* pairs = c->cand.pairs[kind];
     if (c->cand.count[kind] == 0) return 0;
     int64_t hits = 0;
-    if (b->threads > 1 && features >= DFM_CPU_BROAD_PARALLEL_MIN) {
-        if (query_forked(b, c, in, particle_env, kind, &hits) != 0) return -1;
-    } else {
-        for (int32_t f = 0; f < features; ++f) {
-            dfm_bvh_box q;
-            int32_t p0;
-            const int finite = feature_box(c, in, kind, f, &q, &p0);
-            const int32_t e = particle_env[p0];
-            if (e < 0 || e >= b->env_count) { /* meets every shape: all non-plane shapes */
-                if (hits_room(b, hits + ns) != 0) return -1;
-                for (int32_t s = 0; s < ns; ++s)
-                    if (!c->shapes[s].is_plane) {
-                        b->hit_feature[hits] = f;
-                        b->hit_shape[hits++] = s;
-                    }
-                continue;
-            }
-            const int32_t off = b->env_off[e], n = b->env_off[e + 1] - off;
-            if (n == 0) continue;
-            if (hits_room(b, hits + n) != 0) return -1;
-            if (!finite || !b->tree_ok[e]) { /* as the early-out: NaN boxes are never culled */
-                for (int32_t i = 0; i < n; ++i) {
-                    b->hit_feature[hits] = f;
-                    b->hit_shape[hits++] = b->env_shape[off + i];
-                }
-                continue;
-            }
-            const dfm_cpu_bvh* t = &b->trees[e];
-            dfm_bvh_filter all = {0, 1u, 0xFFFFFFFFu, 1};
-            dfm_bvh_view v = {t->leaf_count, t->left, t->right, t->boxes, t->leaf_prim, t->prims, &all};
-            dfm_bvh_prim qp = {{-1, -1, -1}, 0};
-            int32_t overflow = 0;
-            const int32_t found = dfm_bvh_query_one(&v, f, &qp, &q, 0, b->pairs, b->max_env_shapes, &overflow);
-            for (int32_t k = 0; k < found && k < n; ++k) {
-                b->hit_feature[hits] = f;
-                b->hit_shape[hits++] = b->env_shape[off + b->pairs[k].b];
-            }
-            if (overflow) return -1; /* ruled out by the depth bound (bvh_query.h): detect everything */
-        }
-    }
+    const int32_t nt = b->threads > 1 && features >= DFM_CPU_BROAD_PARALLEL_MIN ? b->threads : 1;
+    if (query_forked(b, c, in, particle_env, kind, nt, &hits) != 0) return -1;
     /* stable counting sort of the hits by shape: features ascending within each shape */
     int32_t* bucket = b->bucket;
     memset(bucket, 0, ((size_t)ns + 1u) * sizeof(int32_t));

@@ -58,7 +58,6 @@ typedef struct dfm_cpu_rigid_broad {
     int32_t* hit_shape;      ///< Scratch, parallel to hit_feature.
     int32_t* sorted_feature; ///< Scratch: hit features by shape (stable), then ascending.
     int32_t* bucket;         ///< Scratch, shape_count + 1: per-shape offsets into sorted_feature.
-    dfm_bvh_pair* pairs;     ///< Scratch, max_env_shapes: one feature's tree hits.
     int64_t hit_cap;         ///< Room of the three hit arrays.
     int32_t* selected;       ///< Out: global candidate indices to detect, ascending.
     int64_t selected_count;  ///< Out: entries of `selected` after the last select.

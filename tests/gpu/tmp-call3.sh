@@ -5,21 +5,15 @@ S=$OUT/summary.txt
 t0=$(date +%s)
 el() { echo "[$(( $(date +%s) - t0 )) s]"; }
 DFM_GPU_PHASES="build" bash tests/gpu/run-on-gpu.sh > $OUT/build.txt 2>&1; echo "build rc=$? $(el)" >> $S
-timeout 260 ctest --test-dir build-gpu -L 'gpu|parity' -j 4 --output-on-failure > $OUT/ctest_gpu.log 2>&1
+timeout 200 ctest --test-dir build-gpu -L 'gpu|parity' -j 4 --output-on-failure > $OUT/ctest_gpu.log 2>&1
 echo "ctest gpu|parity rc=$? $(el)" >> $S
 grep -h "tests passed\|\*\*\*Failed\|Timeout\|(Failed)\|Not Run" $OUT/ctest_gpu.log | head -30 >> $S
 for t in incline pinch; do
-  DFM_TEST_BACKEND=cuda timeout 120 build-gpu/tests/physics/test_physics_$t > $OUT/cuda_$t.log 2>&1
+  DFM_TEST_BACKEND=cuda timeout 50 build-gpu/tests/physics/test_physics_$t > $OUT/cuda_$t.log 2>&1
   echo "cuda $t rc=$? $(el)" >> $S; tail -n 4 $OUT/cuda_$t.log >> $S
 done
-DFM_TEST_BACKEND=cuda timeout 120 build-gpu/tests/physics/test_physics_heavy_hammock --energy > $OUT/cuda_hammock.log 2>&1
-echo "cuda hammock --energy rc=$? $(el)" >> $S; grep "kg box\|failed" $OUT/cuda_hammock.log >> $S
-DFM_GPU_PHASES="cputhreads" timeout 200 bash tests/gpu/run-on-gpu.sh > $OUT/cputhreads.txt 2>&1
+DFM_GPU_PHASES="cputhreads" timeout 100 bash tests/gpu/run-on-gpu.sh > $OUT/cputhreads.txt 2>&1
 echo "cputhreads rc=$? $(el)" >> $S; tail -n 12 $OUT/cputhreads.txt >> $S
-for a in "" "--all-pairs"; do
-  timeout 60 build-gpu/samples/dfm_bench --workload cloth-fold --envs 1 --backend cuda --quiet $a --json $OUT/fold$a.json > $OUT/fold$a.log 2>&1
-  echo "fold $a rc=$? $(el)" >> $S; tail -n 3 $OUT/fold$a.log >> $S
-done
-timeout 90 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_body_sweep --race > $OUT/race.log 2>&1
-echo "racecheck --race rc=$? $(el)" >> $S; tail -n 4 $OUT/race.log >> $S
+DFM_TEST_BACKEND=cuda timeout 60 build-gpu/tests/physics/test_physics_heavy_hammock --energy > $OUT/cuda_hammock.log 2>&1
+echo "cuda hammock --energy rc=$? $(el)" >> $S; grep "kg box\|failed" $OUT/cuda_hammock.log >> $S
 cat $S
