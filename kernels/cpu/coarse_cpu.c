@@ -353,27 +353,34 @@ static int moved(float* kept, const float* now, int n) {
     return 1;
 }
 
+/// An element's n x n Hessian blocks K (row-major, K[a * n + c]) into the band, each unordered
+/// pair of free corners once (add_pair); with `kept` not NULL the blocks are also copied there
+/// (9 floats per block, zeros for an element without stiffness) for the later corrections'
+/// coarse_apply (DFM_COARSE_PCG). stiff = 0: K is not read.
+static void assemble_blocks(const dfm_cpu_coarse* L, const dfm_vbd_view* v, const int32_t* corners, int n,
+                            const dfm_m33* K, int stiff, float* kept, double* band, int32_t bw, int32_t nf) {
+    if (kept) {
+        if (!stiff) memset(kept, 0, sizeof(float) * 9 * (size_t)(n * n));
+        for (int q = 0; stiff && q < n * n; ++q) memcpy(kept + 9 * q, &K[q].m[0][0], sizeof(float) * 9);
+    }
+    if (!stiff) return;
+    for (int a = 0; a < n; ++a) {
+        const int32_t pa = corners[a];
+        if (v->mode[pa] != 0) continue;
+        for (int b = a; b < n; ++b) {
+            const int32_t pb = corners[b];
+            if (v->mode[pb] == 0) add_pair(L, band, bw, nf, pa, pb, &K[a * n + b]);
+        }
+    }
+}
+
 /// Triangle t's PSD-projected exact membrane Hessian (tri_hessian) into the band.
 static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
                          int32_t nf) {
     dfm_m33 K[3][3];
     const int stiff = tri_hessian(v, t, K);
-    if (L->ktri) { /* kept for the later corrections' coarse_apply (DFM_COARSE_PCG) */
-        float* out = L->ktri + 81 * (size_t)t;
-        tri_F(v, t, L->ftri + 6 * (size_t)t);
-        if (!stiff) memset(out, 0, sizeof(float) * 81);
-        for (int a = 0; stiff && a < 3; ++a)
-            for (int c = 0; c < 3; ++c) memcpy(out + 9 * (3 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
-    }
-    if (!stiff) return;
-    for (int a = 0; a < 3; ++a) {
-        const int32_t pa = v->tris[3 * t + a];
-        if (v->mode[pa] != 0) continue;
-        for (int b = a; b < 3; ++b) { /* each unordered pair once (add_pair) */
-            const int32_t pb = v->tris[3 * t + b];
-            if (v->mode[pb] == 0) add_pair(L, band, bw, nf, pa, pb, &K[a][b]);
-        }
-    }
+    if (L->ktri) tri_F(v, t, L->ftri + 6 * (size_t)t);
+    assemble_blocks(L, v, v->tris + 3 * t, 3, &K[0][0], stiff, L->ktri ? L->ktri + 81 * (size_t)t : NULL, band, bw, nf);
 }
 
 /// Tet t's Gauss-Newton Hessian blocks (mu V m_a.m_b I + lam V gJ_a gJ_b^T, PSD) at the iterate;
@@ -409,22 +416,9 @@ static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
                          int32_t nf) {
     dfm_m33 K[4][4];
     const int stiff = tet_hessian(v, t, K);
-    if (L->ktet) { /* kept for the later corrections' coarse_apply (DFM_COARSE_PCG) */
-        float* out = L->ktet + 144 * (size_t)t;
-        tet_F(v, t, L->ftet + 9 * (size_t)t);
-        if (!stiff) memset(out, 0, sizeof(float) * 144);
-        for (int a = 0; stiff && a < 4; ++a)
-            for (int c = 0; c < 4; ++c) memcpy(out + 9 * (4 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
-    }
-    if (!stiff) return;
-    for (int a = 0; a < 4; ++a) {
-        const int32_t pa = v->tets[4 * t + a];
-        if (v->mode[pa] != 0) continue;
-        for (int b = a; b < 4; ++b) { /* each unordered pair once (add_pair) */
-            const int32_t pb = v->tets[4 * t + b];
-            if (v->mode[pb] == 0) add_pair(L, band, bw, nf, pa, pb, &K[a][b]);
-        }
-    }
+    if (L->ktet) tet_F(v, t, L->ftet + 9 * (size_t)t);
+    assemble_blocks(L, v, v->tets + 4 * t, 4, &K[0][0], stiff, L->ktet ? L->ktet + 144 * (size_t)t : NULL, band, bw,
+                    nf);
 }
 
 /// Body b's coarse matrix: with `elements`, every element once (from its corner 0) into its
