@@ -52,11 +52,12 @@ if has build; then
   step build cmake --build --preset gpu -j "$(nproc)" || { printf '%s\n' "${status[@]}"; exit 1; }
 fi
 if has tests; then
-step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' -V
+step ctest_gpu ctest --test-dir build-gpu -L 'gpu|parity' -V -j "${DFM_CTEST_JOBS:-6}"
 # The CPU backend's physics tests (label cpu) on the CUDA backend in deterministic mode: their
 # physical assertions, not parity. Informational: tests that are about the CPU itself (thread
 # counts, host bitwise determinism) may legitimately differ.
-DFM_TEST_BACKEND=cuda step cpu_tests_on_gpu ctest --test-dir build-gpu -L cpu -E 'test_threads' --output-on-failure
+DFM_TEST_BACKEND=cuda step cpu_tests_on_gpu ctest --test-dir build-gpu -L cpu -E 'test_threads' --output-on-failure \
+  -j "${DFM_CTEST_JOBS:-6}"
 fi
 san=$(command -v compute-sanitizer || true)
 if ! has sanitize; then :
