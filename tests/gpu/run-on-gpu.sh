@@ -7,13 +7,14 @@
 # racecheck runs of the block-per-body kernels (~8 min); `fold` runs the cloth-fold benchmark at 1,
 # 64 and 1024 environments with and without self-collision; `sweep` adds the solve's
 # block-size sweep and the tiled/serial threshold check, docs/perf.md; `grip` runs sample 03 on
-# CUDA several times per setting and counts how often the cloth is held; `repeat` runs the chaotic
-# parity tests DFM_REPEAT_RUNS times and counts the passes; `bodysweep` benchmarks
+# CUDA several times per setting (DFM_GRIP_PARALLEL at once) and counts how often the cloth is held; `repeat` runs the chaotic
+# parity tests DFM_REPEAT_RUNS times (DFM_REPEAT_PARALLEL at once) and counts the passes; `bodysweep` benchmarks
 # DFM_CUDA_BODY_SWEEP=0, 1, 2, 3 at DFM_BODY_SWEEP_ENVS, default 1 and 1024; `cputhreads` runs the
 # CPU backend's thread targets of issue 18, cloth-lift and soft-lift at 16 environments, cloth-lift
 # at 1 and game-cloth 24 at 240 Hz, each on DFM_CPUTHREADS (default "1 2") threads with the dfm_bench
 # of DFM_CPUTHREADS_BUILD (default build-gpu; a CPU-only build works: the phase needs no GPU), and
-# prints their table last). A later call on a warm machine can skip `build` (the build tree is kept
+# prints their table last; DFM_CPUTHREADS_BIND="none spread" adds runs with OMP_PLACES=cores
+# OMP_PROC_BIND=spread and records lscpu). A later call on a warm machine can skip `build` (the build tree is kept
 # between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -178,10 +179,17 @@ if has grip; then
     name=${setting%%|*}; args=${setting#*|}; runs=${DFM_GRIP_RUNS:-4}
     [ "$name" = deterministic ] && runs=2
     held=0
+    # DFM_GRIP_PARALLEL runs at once (default 1; the GPU is shared, each run's outcome is its own:
+    # default mode's run-to-run variation is what is counted). Each run writes its own log.
+    par=${DFM_GRIP_PARALLEL:-1}
     for i in $(seq "$runs"); do
       # shellcheck disable=SC2086
-      "$g03" --backend cuda --every 1000 --out "$out/grip" $args > "$out/grip_${name}_$i.log" 2>&1 && held=$((held + 1))
+      ( "$g03" --backend cuda --every 1000 --out "$out/grip_$i" $args > "$out/grip_${name}_$i.log" 2>&1
+        echo "rc $?" >> "$out/grip_${name}_$i.log" ) &
+      if [ $((i % par)) -eq 0 ]; then wait; fi
     done
+    wait
+    for i in $(seq "$runs"); do grep -q '^rc 0$' "$out/grip_${name}_$i.log" && held=$((held + 1)); done
     status+=("grip_$name|held $held of $runs|-")
     pack
   done
@@ -191,9 +199,15 @@ if has repeat; then
   # run (issue 13: 10 GPU runs). DFM_REPEAT_TESTS names the test binaries (relative to build-gpu/tests).
   for t in ${DFM_REPEAT_TESTS:-gpu/test_gpu_contact_parity}; do
     runs=${DFM_REPEAT_RUNS:-10}; ok=0
+    par=${DFM_REPEAT_PARALLEL:-1}
     for i in $(seq "$runs"); do
-      "build-gpu/tests/$t" ${DFM_REPEAT_ARGS:-} > "$out/repeat_$(basename "$t")_$i.log" 2>&1 && ok=$((ok + 1))
+      # shellcheck disable=SC2086
+      ( "build-gpu/tests/$t" ${DFM_REPEAT_ARGS:-} > "$out/repeat_$(basename "$t")_$i.log" 2>&1
+        echo "rc $?" >> "$out/repeat_$(basename "$t")_$i.log" ) &
+      if [ $((i % par)) -eq 0 ]; then wait; fi
     done
+    wait
+    for i in $(seq "$runs"); do grep -q '^rc 0$' "$out/repeat_$(basename "$t")_$i.log" && ok=$((ok + 1)); done
     status+=("repeat_$(basename "$t")|passed $ok of $runs|-")
     pack
   done
@@ -205,12 +219,19 @@ if has cputhreads; then
   for spec in "cloth-lift_16|--workload cloth-lift --envs 16" "soft-lift_16|--workload soft-lift --envs 16" \
     "cloth-lift_1|--workload cloth-lift --envs 1" "game-cloth24_1|--workload game-cloth --res 24 --hz 240 --envs 1"; do
     name=${spec%%|*}; args=${spec#*|}
-    for t in ${DFM_CPUTHREADS:-1 2}; do
-      # shellcheck disable=SC2086
-      step "cputhreads_${name}_t$t" timeout 300 "$cbench" $args --backend cpu --threads "$t" --windows 3 --quiet \
-        --json "$out/cputhreads_${name}_t$t.json"
+    # DFM_CPUTHREADS_BIND: "none" (the default: no OpenMP binding) and/or OMP_PROC_BIND values
+    # (spread, close) run with OMP_PLACES=cores, i.e. one worker per physical core.
+    for bind in ${DFM_CPUTHREADS_BIND:-none}; do
+      sfx=""; bindenv=()
+      [ "$bind" != none ] && { sfx="_bind-$bind"; bindenv=(OMP_PLACES=cores "OMP_PROC_BIND=$bind"); }
+      for t in ${DFM_CPUTHREADS:-1 2}; do
+        # shellcheck disable=SC2086
+        step "cputhreads_${name}${sfx}_t$t" env "${bindenv[@]}" timeout 300 "$cbench" $args --backend cpu --threads "$t" \
+          --windows 3 --quiet --json "$out/cputhreads_${name}${sfx}_t$t.json"
+      done
     done
   done
+  lscpu > "$out/lscpu.txt" 2>&1 || true
 fi
 mpi_prog=build-gpu/samples/mpi_cloth_lift
 if has mpi && [ -x "$mpi_prog" ]; then
@@ -279,6 +300,7 @@ for s in "${status[@]}"; do echo "| ${s//|/ | } |"; done
 if ls "$out"/cputhreads_*.json >/dev/null 2>&1; then
   echo
   echo "CPU threads (issue 18; host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+  grep -E "^(Thread|Core|Socket|NUMA node\(s\)|CPU\(s\))" "$out/lscpu.txt" 2>/dev/null | tr -s ' ' | paste -sd';' || true
   python3 - "$out" <<'PY'
 import glob, json, os, re, sys
 rows = {}
