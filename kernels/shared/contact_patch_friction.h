@@ -133,7 +133,8 @@ DFM_HD int dfm_patch_friction_body(const dfm_contact_view* c, const dfm_vbd_view
                 int32_t p = c->rec.corners[3 * k + j];
                 if (p >= 0) dc = dfm_v3_madd(dc, dfm_v3_load(v->d + 3 * p), c->rec.bary[3 * k + j]);
             }
-            const dfm_v3 ub = dfm_v3_sub(dbar, dfm_v3_sub(dc, g.D)); /* the body's mean motion relative to the surface */
+            /* the body's mean motion relative to the surface */
+            const dfm_v3 ub = dfm_v3_sub(dbar, dfm_v3_sub(dc, g.D));
             pt[q].Bsum = dfm_v3_madd(pt[q].Bsum, dfm_v3_madd(ub, g.n, -dfm_v3_dot(ub, g.n)), fn);
         }
     /* The rigid translation is the body's mode only when (a) the patch has one tangent plane (not a
@@ -202,7 +203,8 @@ DFM_HD int dfm_patch_friction_body(const dfm_contact_view* c, const dfm_vbd_view
             for (int j = 0; j < 3; ++j) {
                 int32_t p = c->rec.corners[3 * k + j];
                 if (p < 0) continue;
-                dfm_v3_store(dfm_v3_scale(pt[q].F, share * c->rec.bary[3 * k + j]), node_body_friction + 3 * (3 * k + j));
+                dfm_v3_store(dfm_v3_scale(pt[q].F, share * c->rec.bary[3 * k + j]),
+                             node_body_friction + 3 * (3 * k + j));
                 if (pt[q].slides && c->shapes[pt[q].shape].mu > 0.0f) particle_slides[p] = 1;
             }
         }

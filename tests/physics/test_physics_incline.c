@@ -9,7 +9,7 @@
 /// / a, 5x at 1.2 mu). The distance in the first second is printed beside Coulomb's from rest.
 /// With the per-particle friction decision alone the cube stuck at 1.2 mu (mu_eff 0.5985); the patch
 /// decision (contact_patch_friction.h) reads mu_eff 0.4965 at 1.2 and 2 mu (docs/physics.md,
-/// session 13), so this fails if friction is decided per particle again. Arguments `substeps
+/// session 14), so this fails if friction is decided per particle again. Arguments `substeps
 /// iterations` measure other counts.
 #include "dfm_test_shapes.h"
 

@@ -11,7 +11,7 @@
 /// Softer pads than the defaults (ke 400 N/m per record) keep mu_c in the range real pads have.
 /// With the per-particle friction decision alone it held at 0.8 mu_c too (finding 5: friction about
 /// 1.3x Coulomb's); with the patch decision (contact_patch_friction.h) it slips out at 0.8 mu_c
-/// (docs/physics.md, session 13). Arguments `substeps iterations [hold slip]` measure other
+/// (docs/physics.md, session 14). Arguments `substeps iterations [hold slip]` measure other
 /// counts and ratios (`build/tests/physics/test_physics_pinch 4 10 1.5 0.7` passes).
 #include "dfm_test_shapes.h"
 
