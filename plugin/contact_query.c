@@ -84,6 +84,9 @@ dfm_result dfm_world_get_contacts(dfm_world* w, dfm_contact_point* out, int32_t 
                 if (q >= 0 && w->state.mode[q] == DFM_VERTEX_DYNAMIC)
                     ft = dfm_v3_add(ft, dfm_v3_load(c->node_friction + 3 * (3 * k + j)));
             }
+        /* the patch decision's share (contact_patch_friction.h) is its patch's force, whose plane a
+         * rim record's normal tilts from: reported in the record's own tangent plane, as the ABI says */
+        ft = dfm_v3_madd(ft, nrm, -dfm_v3_dot(ft, nrm));
         dfm_v3_store(point, p.point);
         dfm_v3_store(nrm, p.normal);
         p.normal_force = fn;

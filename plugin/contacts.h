@@ -23,17 +23,19 @@ typedef struct dfm_contacts {
     int32_t count;
     dfm_contact_records rec; ///< Room for `capacity` records.
     int32_t *head, *next;
-    float *acc_f, *acc_H;   ///< Scatter path accumulators (3 and 9 per particle).
-    float* guess_normal;    ///< Initial-guess contact normal per particle (3 each).
-    float* guess_gap;       ///< Initial-guess distance to contact per particle.
-    float* record_force;    ///< Reaction scratch, 3 per record.
-    float* node_part;       ///< Reaction scratch, 9 per record (3 per corner node).
-    float* residual;        ///< Reaction scratch, 3 per particle.
-    float* body_extra;      ///< Reaction scratch, 3 per body.
-    float* node_friction;   ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
-    dfm_xform* detect_pose; ///< CPU detection's shared values (dfm_detect_cache): a start pose per shape,
-    float* detect_speed;    ///< |v| per particle,
-    float* detect_corner;   ///< 4 per particle (shape-local position, SDF value),
+    float *acc_f, *acc_H; ///< Scatter path accumulators (3 and 9 per particle).
+    float* guess_normal;  ///< Initial-guess contact normal per particle (3 each).
+    float* guess_gap;     ///< Initial-guess distance to contact per particle.
+    float* record_force;  ///< Reaction scratch, 3 per record.
+    float* node_part;     ///< Reaction scratch, 9 per record (3 per corner node).
+    float* residual;      ///< Reaction scratch, 3 per particle.
+    float* body_extra;    ///< Reaction scratch, 3 per body.
+    float* node_friction; ///< 9 per record (3 per corner node): friction force of the last advance's projection, N.
+    float* node_body_friction;    ///< CPU scratch, 9 per record: the patch decision's share per node, N
+                                  ///< (kernels/shared/contact_patch_friction.h).
+    dfm_xform* detect_pose;       ///< CPU detection's shared values (dfm_detect_cache): a start pose per shape,
+    float* detect_speed;          ///< |v| per particle,
+    float* detect_corner;         ///< 4 per particle (shape-local position, SDF value),
     int32_t* detect_corner_shape; ///< per particle.
     dfm_contact_records scratch;  ///< Parallel CPU detection: room for a record per candidate (allocated on
                                   ///< first use with more than one thread).

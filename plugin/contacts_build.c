@@ -51,6 +51,7 @@ void dfm_contacts_free(dfm_contacts* c) {
     free(c->residual);
     free(c->body_extra);
     free(c->node_friction);
+    free(c->node_body_friction);
     free(c->detect_pose);
     free(c->detect_speed);
     free(c->detect_corner);
@@ -212,7 +213,8 @@ dfm_result dfm_contacts_ensure(dfm_world* w) {
             !CALLOC(c->guess_gap, np) || !CALLOC(c->record_force, 3 * (int64_t)cap) ||
             !CALLOC(c->node_part, 9 * (int64_t)cap) || !CALLOC(c->residual, 3 * (int64_t)np) ||
             !CALLOC(c->body_extra, 3 * (int64_t)m->body_count) || !CALLOC(c->node_friction, 9 * (int64_t)cap) ||
-            !CALLOC(c->detect_pose, ns) || !CALLOC(c->detect_speed, np) || !CALLOC(c->detect_corner, 4 * (int64_t)np) ||
+            !CALLOC(c->node_body_friction, 9 * (int64_t)cap) || !CALLOC(c->detect_pose, ns) ||
+            !CALLOC(c->detect_speed, np) || !CALLOC(c->detect_corner, 4 * (int64_t)np) ||
             !CALLOC(c->detect_corner_shape, np)) {
             r = dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %d contact records", cap);
             goto done;

@@ -115,6 +115,20 @@ static dfm_result coarse_level(dfm_world* w, const dfm_vbd_view* view, struct df
     return DFM_OK;
 }
 
+/// Room for the per-particle sliding flags of the patch decision (contact_patch_friction.h),
+/// zeroed.
+static dfm_result slides_scratch(dfm_world* w) {
+    const int32_t np = w->model.particle_count;
+    if (np > w->particle_slides_cap) {
+        uint8_t* f = (uint8_t*)realloc(w->particle_slides, (size_t)np);
+        if (!f) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the friction patches");
+        w->particle_slides = f;
+        w->particle_slides_cap = np;
+    }
+    if (np > 0) memset(w->particle_slides, 0, (size_t)np);
+    return DFM_OK;
+}
+
 /// Scratch of the body-level translation solve (DFM_FEATURE_BODY_TRANSLATION): offsets per body
 /// and room for `records` contact records, grown on demand; fills `out`.
 static dfm_result body_solve_scratch(dfm_world* w, int32_t records, dfm_cpu_body_solve* out) {
@@ -311,6 +325,16 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         if (r != DFM_OK) return r;
         cview.flags |= DFM_CONTACT_BODY_SOLVE;
         cview.particle_slides = bodies.particle_slides;
+    }
+    /* Coulomb's decision per contact patch of each free body (contact_patch_friction.h): the
+     * default solver without deformable contact (whose forces the patch's momentum balance would
+     * read as the shapes'). */
+    if (!body_solve && use_contacts && !deform && !(w->def.disable_flags & DFM_DISABLE_STATIC_FRICTION)) {
+        r = slides_scratch(w);
+        if (r != DFM_OK) return r;
+        cc.node_body_friction = c->node_body_friction;
+        cc.particle_slides = w->particle_slides;
+        cview.particle_slides = w->particle_slides;
     }
     struct dfm_cpu_coarse* coarse = NULL;
     if (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION) {

@@ -19,6 +19,7 @@
 #include "contacts_cpu.h"
 #include "vbd_simd.h"
 
+#include "contact_patch_friction.h"
 #include "contact_reaction.h"
 #include "cpu_threads.h"
 
@@ -192,6 +193,34 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, 
                 for (int b = 0; b < 3; ++b) aH[3 * a + b] += w * w * H.m[a][b];
         }
     }
+}
+
+void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
+    const dfm_contact_view* c = cc->view;
+    if (!cc->node_body_friction || !cc->particle_slides || (c->flags & DFM_DISABLE_STATIC_FRICTION)) return;
+    const int32_t nodes = 3 * active_count(c);
+    if (nodes > 0) memset(cc->node_body_friction, 0, sizeof(float) * 3 * (size_t)nodes);
+    const int nt = cc->threads > 0 ? cc->threads : 1;
+    const int32_t nb = cc->body_count;
+    if (dfm_cpu_forks(nt, v->particle_count, DFM_CPU_SOLVE_PARALLEL_MIN)) {
+#if defined(_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#endif
+        for (int32_t b = 0; b < nb; ++b)
+            (void)dfm_patch_friction_body(c, v, cc->body_offsets[b], cc->body_offsets[b + 1], cc->node_body_friction,
+                                          cc->particle_slides);
+    } else {
+        for (int32_t b = 0; b < nb; ++b)
+            (void)dfm_patch_friction_body(c, v, cc->body_offsets[b], cc->body_offsets[b + 1], cc->node_body_friction,
+                                          cc->particle_slides);
+    }
+}
+
+void dfm_cpu_contacts_patch_friction_attribute(dfm_cpu_contacts* cc) {
+    const dfm_contact_view* c = cc->view;
+    if (!cc->node_body_friction || !cc->particle_slides || (c->flags & DFM_DISABLE_STATIC_FRICTION)) return;
+    const int32_t n = 9 * active_count(c);
+    for (int32_t q = 0; q < n; ++q) cc->node_friction[q] += cc->node_body_friction[q];
 }
 
 void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float* x, float* d, float h,

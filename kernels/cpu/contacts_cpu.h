@@ -25,6 +25,10 @@ typedef struct dfm_cpu_contacts {
     float* node_friction;          ///< 9 per record (3 per node): friction force of the projection on each node's
                                    ///< particle, N.
     float* body_extra;             ///< Scratch, 3 per body (reaction pass 2b).
+    float* node_body_friction;     ///< NULL (no patch decision), or 9 per record (3 per node): the share of its
+                                   ///< patch's friction force on each node's particle (contact_patch_friction.h), N.
+    uint8_t* particle_slides;      ///< With node_body_friction: per particle, 1 = it touches a sliding patch (the
+                                   ///< same array as the view's particle_slides).
     int32_t body_count;
     const int32_t* body_offsets;        ///< body_count + 1.
     const int32_t* particle_body;       ///< Body of each particle.
@@ -98,6 +102,15 @@ void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* d
 /// w f and w^2 H to its corners of that color.
 void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h, const int32_t* color_particles,
                                     int32_t begin, int32_t end, int32_t color);
+
+/// Coulomb's decision per contact patch of every free body (dfm_patch_friction_body), after the
+/// iterations and before dfm_cpu_contacts_friction; no-op without cc->node_body_friction. Bodies
+/// touch disjoint particles and nodes: any order (and thread count) gives the same bits.
+void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v);
+
+/// Adds the patch decision's node forces (cc->node_body_friction) to the projection's
+/// (cc->node_friction), so reactions and the contact query carry both; no-op without them.
+void dfm_cpu_contacts_patch_friction_attribute(dfm_cpu_contacts* cc);
 
 /// Coulomb friction projection after the iterations, before finalize: color by color, each
 /// particle of the color walks its list (dfm_contact_friction_particle).

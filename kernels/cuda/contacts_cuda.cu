@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "contact_detect.h"
+#include "contact_patch_friction.h"
 #include "contact_reaction.h"
 #include "contact_sheet.h"
 #include "contacts_cuda.h"
@@ -179,6 +180,22 @@ __global__ void friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_
                                 float* node_friction) {
     int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k < count) (void)dfm_contact_friction_particle(&c, v.mode, v.x, v.d, v.h, particles[k], node_friction);
+}
+
+/// One thread per body (contact_patch_friction.h).
+__global__ void patch_friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* offsets, int32_t bodies,
+                                      float* node_body_friction, uint8_t* particle_slides) {
+    int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < bodies)
+        (void)dfm_patch_friction_body(&c, &v, offsets[b], offsets[b + 1], node_body_friction, particle_slides);
+}
+
+/// node_friction += node_body_friction over the active records' nodes.
+__global__ void patch_friction_attribute_kernel(dfm_contact_view c, const float* node_body_friction,
+                                                float* node_friction) {
+    int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int32_t active = *c.count < c.capacity ? *c.count : c.capacity;
+    if (q < 9 * (int64_t)active) node_friction[q] += node_body_friction[q];
 }
 
 // ---- reactions ----------------------------------------------------------------------------------
@@ -476,6 +493,7 @@ int dfm_cuda_contacts_upload(dfm_cuda_contacts* c, const dfm_cuda_contacts_desc*
     e = e ? e : dev_alloc(c, &c->record_force, 3 * cap, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->node_part, 9 * cap, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->node_friction, 9 * cap, NULL, st, err, err_size);
+    e = e ? e : dev_alloc(c, &c->node_body_friction, 9 * cap, NULL, st, err, err_size);
     e = e ? e : dev_alloc(c, &c->shape_impulse, 6 * S, NULL, st, err, err_size);
     if (!e && d->deterministic) {
         /* One scratch buffer large enough for the three scans (candidates, particles + 1, runs + 1). */
@@ -644,6 +662,24 @@ int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, c
     zero_color_kernel<<<blocks_for(count), BLOCK, 0, st>>>(color_particles, count, c->acc_f, c->acc_H);
     scatter_kernel<<<c->prefix_blocks, BLOCK, 0, st>>>(a->view, a->vbd.d, a->vbd.h, a->particle_color, color, c->acc_f,
                                                        c->acc_H);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_patch_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, uint8_t* particle_slides,
+                                     cudaStream_t st, char* err, size_t err_size) {
+    DFM_CUDA_TRY(cudaMemsetAsync(c->node_body_friction, 0, 9 * (size_t)c->capacity * sizeof(float), st));
+    if (a->body_count > 0)
+        patch_friction_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(
+            a->view, a->vbd, a->body_offsets, a->body_count, c->node_body_friction, particle_slides);
+    DFM_CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int dfm_cuda_contacts_patch_friction_attribute(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st,
+                                               char* err, size_t err_size) {
+    patch_friction_attribute_kernel<<<blocks_for(9 * (int64_t)c->capacity), BLOCK, 0, st>>>(
+        a->view, c->node_body_friction, c->node_friction);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }

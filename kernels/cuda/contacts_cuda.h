@@ -35,6 +35,8 @@ struct dfm_cuda_contacts {
     int32_t *list_count, *list_offset, *list_fill, *list_items; ///< Deterministic lists.
     float *acc_f, *acc_H, *guess_normal, *guess_gap, *record_force, *node_part, *record_wrench;
     float* node_friction;               ///< 9 per record (3 per node): friction force of the projection, N.
+    float* node_body_friction;          ///< 9 per record (3 per node): the patch decision's share per node, N
+                                        ///< (contact_patch_friction.h).
     int32_t *shape_begin, *shape_end;   ///< Deterministic: bounds of the (kind, shape) record runs, [3][shapes].
     int32_t *run_chunks, *chunk_offset; ///< Deterministic: chunks per run and their exclusive scan, [3 shapes + 1].
     double* chunk_sum;                  ///< Deterministic: 6 wrench-impulse sums per chunk.
@@ -104,6 +106,16 @@ int dfm_cuda_contacts_penalties(dfm_cuda_contacts* c, const dfm_cuda_advance* a,
 /// adds every active record's w f, w^2 H to its corners of that color (atomics).
 int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
                               int32_t count, int32_t color, cudaStream_t st, char* err, size_t err_size);
+
+/// Coulomb's decision per contact patch of every free body (contact_patch_friction.h, one thread
+/// per body, serial over its particles: the CPU's bits), before the friction projection; writes
+/// `particle_slides` (a->view.particle_slides must be the same array for the projection).
+int dfm_cuda_contacts_patch_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, uint8_t* particle_slides,
+                                     cudaStream_t st, char* err, size_t err_size);
+
+/// Adds the patch decision's node forces to the projection's (after the projection).
+int dfm_cuda_contacts_patch_friction_attribute(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st,
+                                               char* err, size_t err_size);
 
 /// Friction projection of one color's particles.
 int dfm_cuda_contacts_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,

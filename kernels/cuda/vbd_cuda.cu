@@ -1240,6 +1240,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
         }
         if (coupled) TIMED(DFM_PHASE_OTHER, dfm_cuda_host_bodies_end_advance(&b->hosts, v.h, b->stream, err, err_size));
         if (contacts) {
+            /* Coulomb's decision per contact patch (contact_patch_friction.h), as the CPU's step.c */
+            const int patch = !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
+            if (patch) {
+                a.view.particle_slides = b->particle_slides;
+                TIMED(DFM_PHASE_FRICTION,
+                      dfm_cuda_contacts_patch_friction(c, &a, b->particle_slides, b->stream, err, err_size));
+            }
             if (!(flags & DFM_DISABLE_STATIC_FRICTION))
                 for (int32_t col = 0; col < b->color_count; ++col) {
                     int32_t begin = b->color_offsets[col], count = b->color_offsets[col + 1] - begin;
@@ -1247,6 +1254,8 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                     TIMED(DFM_PHASE_FRICTION, dfm_cuda_contacts_friction(c, &a, b->color_particles + begin, count,
                                                                          b->stream, err, err_size));
                 }
+            if (patch)
+                TIMED(DFM_PHASE_FRICTION, dfm_cuda_contacts_patch_friction_attribute(c, &a, b->stream, err, err_size));
             if (deform) { /* the reactions take the deformable-contact forces out of the residuals */
                 TIMED(DFM_PHASE_REACTIONS,
                       dfm_cuda_dc_final_forces(&b->deform, deform, a.vbd, a.view, c->node_friction, b->body_offsets,

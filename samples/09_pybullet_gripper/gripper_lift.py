@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sample 09: a plain pybullet script with dfm. A two-finger URDF gripper (two_finger_gripper.urdf:
 a fixed base, a prismatic "lift" joint carrying a palm, two prismatic fingers closing along z),
-driven by pybullet's joint motors (POSITION_CONTROL), pinches the overhanging edge of a cloth strip
+driven by pybullet's joint motors (POSITION_CONTROL) from open fingers, pinches the overhanging edge of a cloth strip
 lying on a pybullet table, lifts it 0.35 m and holds it 1 s. Prints a one-line verdict and exits 1
 unless it holds: the pinched edge rose with the fingers (by at least 95% of the lift and within
 5 mm of the fingers' mid-plane), the cloth's lowest vertex is more than 2 cm above the table, each
@@ -80,6 +80,10 @@ def main(argv=None):
     def finger_z():
         return [p.getLinkState(gripper, link, physicsClientId=c)[4][2] for link in (UPPER, LOWER)]
 
+    # Start open: at q = 0 the pads meet in the pinch plane, the table's height, so the upper pad
+    # would start inside the cloth's overhang and flick it as it opens (docs/physics.md, session 14).
+    p.resetJointState(gripper, UPPER, 0.14, physicsClientId=c)
+    p.resetJointState(gripper, LOWER, -0.06, physicsClientId=c)
     drive(0.0, 0.14, -0.06)  # open: the lower pad below the overhang, the upper one above it
     for _ in range(120):  # the overhang droops
         p.stepSimulation(physicsClientId=c)

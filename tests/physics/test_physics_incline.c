@@ -7,9 +7,10 @@
 /// 0.7 and 1.0 s (exact for constant acceleration, whenever the sliding began), within 5% of mu
 /// (the bound on friction; a distance check amplifies a friction error by g mu cos theta
 /// / a, 5x at 1.2 mu). The distance in the first second is printed beside Coulomb's from rest.
-/// Today the cube sticks at 1.2 mu and slides almost freely at 2 mu (docs/physics.md), so CTest
-/// runs this as test_physics_incline_known_failure. Arguments `substeps iterations` measure other
-/// counts.
+/// With the per-particle friction decision alone the cube stuck at 1.2 mu (mu_eff 0.5985); the patch
+/// decision (contact_patch_friction.h) reads mu_eff 0.4965 at 1.2 and 2 mu (docs/physics.md,
+/// session 14), so this fails if friction is decided per particle again. Arguments `substeps
+/// iterations` measure other counts.
 #include "dfm_test_shapes.h"
 
 static int g_substeps, g_iterations;

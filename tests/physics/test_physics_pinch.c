@@ -9,9 +9,9 @@
 /// the squeeze itself moves with mu by up to 12% (11.3 N at mu 0.8, 12.7 N at 0.95 mu_c), so a
 /// 5% margin would not decide what Coulomb says; each run's squeeze is printed.
 /// Softer pads than the defaults (ke 400 N/m per record) keep mu_c in the range real pads have.
-/// Today it holds at 0.8 mu_c too, and slips at 0.7 (finding 5: friction about 1.3x Coulomb's;
-/// at 2 and 0.5 mu_c it holds and slips as it should), so CTest runs it as
-/// test_physics_pinch_known_failure. Arguments `substeps iterations [hold slip]` measure other
+/// With the per-particle friction decision alone it held at 0.8 mu_c too (finding 5: friction about
+/// 1.3x Coulomb's); with the patch decision (contact_patch_friction.h) it slips out at 0.8 mu_c
+/// (docs/physics.md, session 14). Arguments `substeps iterations [hold slip]` measure other
 /// counts and ratios (`build/tests/physics/test_physics_pinch 4 10 1.5 0.7` passes).
 #include "dfm_test_shapes.h"
 
