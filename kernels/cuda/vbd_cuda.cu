@@ -84,10 +84,6 @@ struct dfm_cuda_backend {
     int32_t sm_count;            ///< Multiprocessors of the device (read once at creation).
     int32_t tiled_max_count;     ///< Colors up to this many particles use the tiled solve, larger ones the serial one.
     int32_t solve_block;         ///< Threads per block of the per-color solve kernels (both variants).
-    int32_t dc_block_max;        ///< Deformable contact: a color whose sub-colours are all this small or smaller
-                                 ///< is solved by one block walking its sub-colours (DFM_CUDA_DC_BLOCK_MAX).
-    int64_t dc_launches[2];      ///< Deformable-contact solve launches since creation: one block per color,
-                                 ///< one launch per sub-colour.
     int64_t model_bytes;         ///< Device memory of the model mirror, bytes.
     int profiling;               ///< Time each launch group with CUDA events (eager steps).
     cudaEvent_t* events;         ///< Profiling pool: 2 per timed group.
@@ -297,47 +293,6 @@ __global__ void solve_dc_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, co
     }
     if (k >= count) return;
     dc_solve_particle(v, c, mode, acc_f, acc_H, dc, surface, particles[k]);
-}
-
-/// A color's sub-colour table as a kernel argument (first particle of each sub-colour, into
-/// sub_particles, and the end): DFM_DC_SUBCOLOR_SLOTS + 1 offsets.
-struct dc_color_offsets {
-    int32_t off[DFM_DC_SUBCOLOR_SLOTS + 1];
-};
-
-/// Threads of solve_dc_color_block_kernel's one block.
-#define DFM_CUDA_DC_BLOCK 256
-
-/// The sub-colours of one color solved by one block, in order (issue 16's CUDA cost: one launch
-/// per color instead of one per sub-colour): the block's threads stride over a sub-colour's
-/// particles, a block barrier, the next sub-colour; the serial sub-colour (the last slot) walked
-/// by thread 0 in order. Bitwise solve_dc_kernel's launches: no pair or element joins two
-/// particles of one sub-colour, so the order inside one does not matter, and __syncthreads makes
-/// each sub-colour's global writes visible to the block before the next one reads them (the
-/// positions are read with coherent loads: the view's pointers are not read-only-cached).
-///
-/// Parallelism review (seed 001): P1 applies-and-done (the sub-colours are the levels, here
-/// separated by block barriers instead of launches; chosen when every sub-colour of the color
-/// fits a few passes of the block, DFM_CUDA_DC_BLOCK_MAX: the small-world end, where launches
-/// dominate); P2 as solve_dc_kernel (one thread per particle, no atomics); P3 as solve_dc_kernel;
-/// P4 applies-TODO (as solve_dc_kernel).
-__global__ void __launch_bounds__(DFM_CUDA_DC_BLOCK)
-    solve_dc_color_block_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f, const float* acc_H,
-                                dfm_dc_view dc, const uint8_t* __restrict__ surface,
-                                const int32_t* __restrict__ particles, dc_color_offsets t) {
-    for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub) {
-        const int32_t begin = t.off[sub], end = t.off[sub + 1];
-        if (end <= begin) continue;
-        if (sub == DFM_DC_SUBCOLORS) {
-            if (threadIdx.x == 0)
-                for (int32_t j = begin; j < end; ++j)
-                    dc_solve_particle(v, c, mode, acc_f, acc_H, dc, surface, particles[j]);
-        } else {
-            for (int32_t j = begin + (int32_t)threadIdx.x; j < end; j += (int32_t)blockDim.x)
-                dc_solve_particle(v, c, mode, acc_f, acc_H, dc, surface, particles[j]);
-        }
-        __syncthreads();
-    }
 }
 
 /// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
@@ -584,21 +539,6 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
                 return DFM_ERROR_INVALID_VALUE;
             }
             b->tiled_max_count = (int32_t)v;
-        }
-        /* Deformable contact's one-block-per-color solve: every sub-colour of the color within
-         * DFM_CUDA_DC_BLOCK_MAX particles (default two passes of the block; 0: always one launch
-         * per sub-colour, the reference of test_gpu_deform_contact_parity's `block` part). */
-        b->dc_block_max = 2 * DFM_CUDA_DC_BLOCK;
-        const char* dcm = getenv("DFM_CUDA_DC_BLOCK_MAX");
-        if (dcm) {
-            char* end = NULL;
-            long v = strtol(dcm, &end, 10);
-            if (end == dcm || *end != '\0' || v < 0 || v > INT32_MAX) {
-                snprintf(err, err_size, "DFM_CUDA_DC_BLOCK_MAX=%s: must be a particle count >= 0", dcm);
-                free(b);
-                return DFM_ERROR_INVALID_VALUE;
-            }
-            b->dc_block_max = (int32_t)v;
         }
     }
     {
@@ -1115,19 +1055,6 @@ static int launch_dc_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, const
                            char* err, size_t err_size) {
     dfm_cuda_contacts* c = &b->contacts;
     const int32_t* off = s->sub_offsets + (size_t)col * DFM_DC_SUBCOLOR_SLOTS;
-    int32_t largest = 0;
-    for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub)
-        largest = off[sub + 1] - off[sub] > largest ? off[sub + 1] - off[sub] : largest;
-    if (largest == 0) return 0;
-    if (largest <= b->dc_block_max) { /* one block walks the sub-colours (bitwise the launches below) */
-        dc_color_offsets t;
-        for (int k = 0; k <= DFM_DC_SUBCOLOR_SLOTS; ++k) t.off[k] = off[k];
-        solve_dc_color_block_kernel<<<1, DFM_CUDA_DC_BLOCK, 0, b->stream>>>(
-            a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view, b->deform.surface, b->deform.sub_particles, t);
-        DFM_CUDA_TRY(cudaGetLastError());
-        ++b->dc_launches[0];
-        return 0;
-    }
     for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub) {
         const int32_t begin = off[sub], count = off[sub + 1] - off[sub];
         if (count <= 0) continue;
@@ -1137,7 +1064,6 @@ static int launch_dc_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, const
             a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view, b->deform.surface, b->deform.sub_particles + begin,
             count, serial);
         DFM_CUDA_TRY(cudaGetLastError());
-        ++b->dc_launches[1];
     }
     return 0;
 }
@@ -1542,8 +1468,6 @@ extern "C" int dfm_cuda_backend_sweep_info(dfm_cuda_backend* b, int32_t body, df
     out->shared_ok = b->sweep_shared_ok && b->sweep_features_ok;
     out->resident_bodies = b->sweep_resident_count;
     out->resident_launch_bytes = b->sweep_resident_bytes;
-    out->dc_launches[0] = b->dc_launches[0];
-    out->dc_launches[1] = b->dc_launches[1];
     out->staged_launch_bytes = b->sweep_staged_max * DFM_SWEEP_PARTICLE_BYTES;
     if (b->sweep_body_bytes_host && body >= 0 && body < b->body_count) {
         out->body_resident_bytes = b->sweep_body_bytes_host[2 * body];

@@ -178,8 +178,6 @@ typedef struct dfm_cuda_sweep_info {
     int32_t body_resident_bytes;   ///< The asked body's resident layout, bytes (0: no plan).
     int32_t body_staged_bytes;     ///< The asked body's particle state (48 B per particle), bytes.
     int64_t blocks[3];             ///< Blocks run since the model upload: resident, particles staged, on global memory.
-    int64_t dc_launches[2];        ///< Deformable-contact solve launches since the backend's creation: colors solved
-                                   ///< by one block (DFM_CUDA_DC_BLOCK_MAX), sub-colours launched one by one.
 } dfm_cuda_sweep_info;
 
 /// Fills *out (zeros where the model has no shared-sweep plan); the per-body sizes are those of

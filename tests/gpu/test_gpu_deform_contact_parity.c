@@ -18,20 +18,13 @@
 ///   cubes' weight on CUDA (the middle cube has pairs on two sides: the body-graph balance of the
 ///   final forces, kernels/cpu/deform_balance.c, which both backends run), no interpenetration.
 /// - determinism: stack for 1/3 s twice on CUDA in deterministic mode: bitwise equal positions.
-/// - block: the fold for 1/3 s in deterministic mode with each color's sub-colours solved by one
-///   block (the default at this size) and with one launch per sub-colour (DFM_CUDA_DC_BLOCK_MAX=0):
-///   bitwise equal positions, and the backend's launch counts show that each run took its path.
 ///
 /// Every failure message names the backend, the quantity, both values and the bound. Skips (77)
 /// without a usable CUDA device. Run one part with its name as the argument (no argument: all;
 /// `--small`: a few steps of the CUDA scenes, for compute-sanitizer).
-#define _POSIX_C_SOURCE 200112L /* setenv, unsetenv */
-#include <stdlib.h>
-
 #include "dfm_test.h"
 #include "dfm_test_layers.h"
 #include "dfm_test_shapes.h"
-#include "world_internal.h" /* w->cuda: the deformable-contact solve's launch counts */
 
 static const float k_radius = 0.005f;
 
@@ -225,68 +218,11 @@ static void determinism_steps(int steps) {
 
 static void determinism(void) { determinism_steps(20); }
 
-/// The fold on CUDA in deterministic mode for `steps` steps with DFM_CUDA_DC_BLOCK_MAX = `block_max`
-/// (NULL: unset, the default); final positions into *x (malloc'ed), the launch counts into launches.
-static int32_t run_fold_block(const char* block_max, int steps, float** x, int64_t launches[2]) {
-    if (block_max)
-        setenv("DFM_CUDA_DC_BLOCK_MAX", block_max, 1);
-    else
-        unsetenv("DFM_CUDA_DC_BLOCK_MAX");
-    dfm_world* w = make_world(DFM_BACKEND_CUDA, 1, k_radius);
-    unsetenv("DFM_CUDA_DC_BLOCK_MAX");
-    const dfm_test_layer_run run = dfm_test_run_fold(w, block_max ? "cuda, a launch per sub-colour" : "cuda", 1, steps);
-    const int32_t n = run.stats.particle_count;
-    *x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
-    CHECK_OK(w, dfm_world_get_positions(w, 0, n, *x, 0));
-    dfm_cuda_sweep_info info;
-    char err[256] = "";
-    CHECK(w->cuda && dfm_cuda_backend_sweep_info(w->cuda, 0, &info, err, sizeof(err)) == 0,
-          "dfm_cuda_backend_sweep_info: %s", err);
-    launches[0] = info.dc_launches[0];
-    launches[1] = info.dc_launches[1];
-    dfm_world_destroy(w);
-    return n;
-}
-
-/// The fold for `steps` steps with one block per color and with a launch per sub-colour: bitwise equal.
-static void block_steps(int steps) {
-    float *a = NULL, *b = NULL;
-    int64_t la[2] = {0, 0}, lb[2] = {0, 0};
-    const int32_t na = run_fold_block(NULL, steps, &a, la), nb = run_fold_block("0", steps, &b, lb);
-    CHECK(la[0] > 0 && la[1] == 0,
-          "block cuda: the default run should solve every color by one block (%lld block launches, %lld "
-          "sub-colour launches)",
-          (long long)la[0], (long long)la[1]);
-    CHECK(lb[0] == 0 && lb[1] > 0,
-          "block cuda, DFM_CUDA_DC_BLOCK_MAX=0: every sub-colour should be its own launch (%lld block launches, "
-          "%lld sub-colour launches)",
-          (long long)lb[0], (long long)lb[1]);
-    int32_t first = -1;
-    float worst = 0.0f;
-    for (int32_t k = 0; na == nb && k < 3 * na; ++k) {
-        if (memcmp(a + k, b + k, sizeof(float)) != 0 && first < 0) first = k;
-        worst = fmaxf(worst, fabsf(a[k] - b[k]));
-    }
-    CHECK(na == nb && first < 0,
-          "block cuda: one block per color and a launch per sub-colour differ (first differing coordinate %d of "
-          "particle %d; max |diff| %.3g m)",
-          first, first / 3, (double)worst);
-    printf("block cuda: one block per color (%lld launches) vs a launch per sub-colour (%lld launches): %s (max "
-           "|diff| %.3g m)\n",
-           (long long)la[0], (long long)lb[1], first < 0 ? "bitwise equal" : "DIFFER", (double)worst);
-    free(a);
-    free(b);
-}
-
-static void block(void) { block_steps(20); }
-
 /// For compute-sanitizer (tests/gpu/run-on-gpu.sh): every new kernel on a few steps (the stack
-/// twice in deterministic mode, compared bitwise; the fold's one-block-per-color solve against its
-/// launch per sub-colour; three cubes on a floor for the final forces,
+/// twice in deterministic mode, compared bitwise; three cubes on a floor for the final forces,
 /// their balance over the body graph and the reaction correction).
 static void small(void) {
     determinism_steps(3);
-    block_steps(3);
     double e = 0, g = 0;
     run_cubes(DFM_BACKEND_CUDA, 3, 2, 1, &e, &g);
 }
@@ -303,7 +239,6 @@ int main(int argc, char** argv) {
     if (all || !strcmp(what, "cubes")) cubes();
     if (all || !strcmp(what, "cubes3")) cubes3();
     if (all || !strcmp(what, "determinism")) determinism();
-    if (all || !strcmp(what, "block")) block();
     if (!strcmp(what, "--small")) small();
     return dfm_test_finish("test_gpu_deform_contact_parity");
 }
