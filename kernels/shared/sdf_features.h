@@ -12,8 +12,8 @@
 /// - Spheres and capsules take neither search (session 14): phi is the distance to a point or a
 ///   segment minus the radius, smallest where the feature comes closest to it, so the edge's
 ///   parameter is the clamped projection of the centre (sphere) or of the closest pair of edge
-///   and axis (capsule, dfm_segments_closest_params) and the face's weights those of the
-///   triangle's closest point (dfm_triangle_closest_weights; dfm_sdf_capsule_face_min): exact,
+///   and axis (capsule, dfm_dc_edge_edge; closest_points.h) and the face's weights those of the
+///   triangle's closest point (dfm_dc_point_triangle; dfm_sdf_capsule_face_min): exact,
 ///   where the searches stop above the minimum (Frank-Wolfe by up to 6e-3 of the radius on
 ///   draped triangles, tests/cpu/test_sdf.c), and a few dozen flops instead of ~480 SDF
 ///   evaluations.
@@ -32,6 +32,7 @@
 #ifndef DFM_SDF_FEATURES_H
 #define DFM_SDF_FEATURES_H
 
+#include "closest_points.h"
 #include "sdf_shapes.h"
 
 /// Golden-section iterations of the edge optimizer (data-independent loop count).
@@ -55,120 +56,6 @@ DFM_HD dfm_v3 dfm_sdf_bary_point(dfm_v3 a, dfm_v3 b, dfm_v3 c, float w0, float w
     return dfm_v3_add(dfm_v3_add(dfm_v3_scale(a, w0), dfm_v3_scale(b, w1)), dfm_v3_scale(c, w2));
 }
 
-/// Parameter u in [0, 1] of the point of segment p-q closest to point o ((1 - u) p + u q); 0.5
-/// for a segment of zero length.
-DFM_HD float dfm_segment_closest_param(dfm_v3 o, dfm_v3 p, dfm_v3 q) {
-    const dfm_v3 d = dfm_v3_sub(q, p);
-    const float dd = dfm_v3_dot(d, d);
-    if (!(dd > 0.0f)) return 0.5f;
-    const float u = dfm_v3_dot(dfm_v3_sub(o, p), d) / dd;
-    return dfm_fminf(dfm_fmaxf(u, 0.0f), 1.0f);
-}
-
-/// Barycentric weights w[3] (>= 0, summing to 1 up to rounding) of the point of triangle abc
-/// closest to point o, by the Voronoi regions of the corners, edges and interior (Ericson,
-/// Real-Time Collision Detection, 5.1.5). A degenerate (zero-area) triangle takes the closest
-/// point of its three edges.
-DFM_HD void dfm_triangle_closest_weights(dfm_v3 o, dfm_v3 a, dfm_v3 b, dfm_v3 c, float w[3]) {
-    const dfm_v3 ab = dfm_v3_sub(b, a), ac = dfm_v3_sub(c, a), ap = dfm_v3_sub(o, a);
-    const float d1 = dfm_v3_dot(ab, ap), d2 = dfm_v3_dot(ac, ap);
-    w[0] = 1.0f;
-    w[1] = w[2] = 0.0f;
-    if (d1 <= 0.0f && d2 <= 0.0f) return; /* corner a */
-    const dfm_v3 bp = dfm_v3_sub(o, b);
-    const float d3 = dfm_v3_dot(ab, bp), d4 = dfm_v3_dot(ac, bp);
-    if (d3 >= 0.0f && d4 <= d3) { /* corner b */
-        w[0] = 0.0f;
-        w[1] = 1.0f;
-        return;
-    }
-    const float vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) { /* edge ab */
-        const float v = d1 / (d1 - d3);
-        w[0] = 1.0f - v;
-        w[1] = v;
-        return;
-    }
-    const dfm_v3 cp = dfm_v3_sub(o, c);
-    const float d5 = dfm_v3_dot(ab, cp), d6 = dfm_v3_dot(ac, cp);
-    if (d6 >= 0.0f && d5 <= d6) { /* corner c */
-        w[0] = 0.0f;
-        w[2] = 1.0f;
-        return;
-    }
-    const float vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) { /* edge ac */
-        const float t = d2 / (d2 - d6);
-        w[0] = 1.0f - t;
-        w[2] = t;
-        return;
-    }
-    const float va = d3 * d6 - d5 * d4;
-    if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f) { /* edge bc */
-        const float t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        w[0] = 0.0f;
-        w[1] = 1.0f - t;
-        w[2] = t;
-        return;
-    }
-    const float sum = va + vb + vc;
-    if (sum > 0.0f) { /* interior */
-        w[1] = vb / sum;
-        w[2] = vc / sum;
-        w[0] = 1.0f - w[1] - w[2];
-        return;
-    }
-    /* Zero area: the best of the three edges (ab, ac, bc). */
-    const float u_ab = dfm_segment_closest_param(o, a, b), u_ac = dfm_segment_closest_param(o, a, c),
-                u_bc = dfm_segment_closest_param(o, b, c);
-    const dfm_v3 q_ab = dfm_v3_add(a, dfm_v3_scale(ab, u_ab)), q_ac = dfm_v3_add(a, dfm_v3_scale(ac, u_ac)),
-                 q_bc = dfm_v3_add(b, dfm_v3_scale(dfm_v3_sub(c, b), u_bc));
-    const float e_ab = dfm_v3_dot(dfm_v3_sub(o, q_ab), dfm_v3_sub(o, q_ab)),
-                e_ac = dfm_v3_dot(dfm_v3_sub(o, q_ac), dfm_v3_sub(o, q_ac)),
-                e_bc = dfm_v3_dot(dfm_v3_sub(o, q_bc), dfm_v3_sub(o, q_bc));
-    if (e_ab <= e_ac && e_ab <= e_bc) {
-        w[0] = 1.0f - u_ab;
-        w[1] = u_ab;
-    } else if (e_ac <= e_bc) {
-        w[0] = 1.0f - u_ac;
-        w[2] = u_ac;
-    } else {
-        w[0] = 0.0f;
-        w[1] = 1.0f - u_bc;
-        w[2] = u_bc;
-    }
-}
-
-/// Parameters (s on p1-q1, t on p2-q2, each in [0, 1]) of the closest points of two segments
-/// (Ericson, Real-Time Collision Detection, 5.1.9); a segment of zero length takes its start.
-DFM_HD void dfm_segments_closest_params(dfm_v3 p1, dfm_v3 q1, dfm_v3 p2, dfm_v3 q2, float* s_out, float* t_out) {
-    const dfm_v3 d1 = dfm_v3_sub(q1, p1), d2 = dfm_v3_sub(q2, p2), r = dfm_v3_sub(p1, p2);
-    const float a = dfm_v3_dot(d1, d1), e = dfm_v3_dot(d2, d2), f = dfm_v3_dot(d2, r);
-    float s = 0.0f, t = 0.0f;
-    if (!(a > 0.0f) && !(e > 0.0f)) {
-    } else if (!(a > 0.0f)) {
-        t = dfm_fminf(dfm_fmaxf(f / e, 0.0f), 1.0f);
-    } else {
-        const float c = dfm_v3_dot(d1, r);
-        if (!(e > 0.0f)) {
-            s = dfm_fminf(dfm_fmaxf(-c / a, 0.0f), 1.0f);
-        } else {
-            const float b = dfm_v3_dot(d1, d2), denom = a * e - b * b;
-            s = denom > 0.0f ? dfm_fminf(dfm_fmaxf((b * f - c * e) / denom, 0.0f), 1.0f) : 0.0f;
-            t = (b * s + f) / e;
-            if (t < 0.0f) {
-                t = 0.0f;
-                s = dfm_fminf(dfm_fmaxf(-c / a, 0.0f), 1.0f);
-            } else if (t > 1.0f) {
-                t = 1.0f;
-                s = dfm_fminf(dfm_fmaxf((b - c) / a, 0.0f), 1.0f);
-            }
-        }
-    }
-    *s_out = s;
-    *t_out = t;
-}
-
 /// Minimizes phi((1-u) p + u q) over u in [0,1] by golden-section search (value-only SDF
 /// evaluations); returns u, writes phi at u (the point dfm_sdf_lerp(p, q, u)) to *out_phi.
 /// The bracket starts as [0, 1] and shrinks by 0.618 per iteration; u is its final midpoint.
@@ -177,10 +64,10 @@ DFM_HD float dfm_sdf_edge_min(const dfm_shape_geom* s, dfm_v3 p, dfm_v3 q, int i
     if (s->type == DFM_GEOM_SPHERE || s->type == DFM_GEOM_CAPSULE) {
         float u = 0.5f, t = 0.0f;
         if (s->type == DFM_GEOM_SPHERE)
-            u = dfm_segment_closest_param(dfm_v3_zero(), p, q);
+            u = dfm_dc_point_segment(dfm_v3_zero(), p, q);
         else
-            dfm_segments_closest_params(p, q, dfm_v3_make(0.0f, 0.0f, -s->params[1]),
-                                        dfm_v3_make(0.0f, 0.0f, s->params[1]), &u, &t);
+            dfm_dc_edge_edge(p, q, dfm_v3_make(0.0f, 0.0f, -s->params[1]), dfm_v3_make(0.0f, 0.0f, s->params[1]), &u,
+                             &t);
         *out_phi = dfm_shape_sdf_value(s, dfm_sdf_lerp(p, q, u));
         return u;
     }
@@ -234,12 +121,12 @@ DFM_HD float dfm_sdf_capsule_face_min(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 
     for (int k = 0; k < 5; ++k) {
         float wk[3] = {0.0f, 0.0f, 0.0f};
         if (k < 2) {
-            dfm_triangle_closest_weights(k == 0 ? p0 : p1, a, b, c, wk);
+            dfm_dc_point_triangle(k == 0 ? p0 : p1, a, b, c, wk);
         } else { /* edges ab, bc, ca */
             const int i = k - 2, j = (k - 1) % 3;
             const dfm_v3 ei = i == 0 ? a : (i == 1 ? b : c), ej = j == 0 ? a : (j == 1 ? b : c);
             float u, t;
-            dfm_segments_closest_params(ei, ej, p0, p1, &u, &t);
+            dfm_dc_edge_edge(ei, ej, p0, p1, &u, &t);
             wk[i] = 1.0f - u;
             wk[j] = u;
         }
@@ -263,7 +150,7 @@ DFM_HD float dfm_sdf_capsule_face_min(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 
 /// exact minimum instead (the weights of the triangle's point closest to its centre).
 DFM_HD float dfm_sdf_face_min(const dfm_shape_geom* s, dfm_v3 a, dfm_v3 b, dfm_v3 c, float w[3]) {
     if (s->type == DFM_GEOM_SPHERE) {
-        dfm_triangle_closest_weights(dfm_v3_zero(), a, b, c, w);
+        dfm_dc_point_triangle(dfm_v3_zero(), a, b, c, w);
         return dfm_shape_sdf_value(s, dfm_sdf_bary_point(a, b, c, w[0], w[1], w[2]));
     }
     if (s->type == DFM_GEOM_CAPSULE) return dfm_sdf_capsule_face_min(s, a, b, c, w);
