@@ -304,14 +304,12 @@ __global__ void solve_dc_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, co
 /// (16 lanes split a particle's elements; no output atomics: lane 0 writes the particle);
 /// P3 applies-and-done (rest data and hinge start angles hoisted); P4 applies-TODO (particles
 /// are not renumbered by color).
-/// One particle of a tiled solve, run by the 16 lanes (sub 0..15, mask: the half warp's lanes) of
-/// a half warp: each lane walks every 16th incident element, the butterfly sums their forces and
-/// Hessians, lane 0 adds inertia, drag and contacts and takes the Newton step. Shared by the
-/// per-color tiled kernel and the per-body sweep, so both give bitwise the same particle.
+/// The elastic force and Hessian of particle i's incident elements, split over the 16 lanes of a
+/// half warp (sub 0..15: every 16th element each) and summed by the butterfly: every lane of the
+/// half warp gets the sums. Shared by tiled_particle and dc_tiled_particle.
 template <int TET_ONLY>
-__device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
-                                               const float* acc_f, const float* acc_H, int32_t i, int32_t sub,
-                                               unsigned mask) {
+__device__ __forceinline__ void tiled_elements(const dfm_vbd_view& v, int32_t i, int32_t sub, unsigned mask,
+                                               dfm_v3* fe_out, dfm_m33* He_out) {
     dfm_v3 fe = dfm_v3_zero();
     dfm_m33 He = dfm_m33_zero();
     if (!TET_ONLY) {
@@ -324,6 +322,21 @@ __device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_
     fe.z = half_warp_sum(fe.z, mask);
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) He.m[a][b] = half_warp_sum(He.m[a][b], mask);
+    *fe_out = fe;
+    *He_out = He;
+}
+
+/// One particle of a tiled solve, run by the 16 lanes (sub 0..15, mask: the half warp's lanes) of
+/// a half warp: each lane walks every 16th incident element, the butterfly sums their forces and
+/// Hessians, lane 0 adds inertia, drag and contacts and takes the Newton step. Shared by the
+/// per-color tiled kernel and the per-body sweep, so both give bitwise the same particle.
+template <int TET_ONLY>
+__device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                               const float* acc_f, const float* acc_H, int32_t i, int32_t sub,
+                                               unsigned mask) {
+    dfm_v3 fe;
+    dfm_m33 He;
+    tiled_elements<TET_ONLY>(v, i, sub, mask, &fe, &He);
     /* Every lane's element reads (particle i's own position among them) before lane 0 writes i: the
      * shuffles order them only through their data; the shared-memory sweep's positions are in
      * shared memory, where racecheck needs a warp barrier to see the order. No arithmetic changes. */
@@ -334,6 +347,62 @@ __device__ __forceinline__ void tiled_particle(const dfm_vbd_view& v, const dfm_
     solve_contact_terms(v, c, mode, acc_f, acc_H, i, &fc, &Hc);
     dfm_vbd_particle_base(&v, i, fc, Hc, &f, &H);
     dfm_vbd_particle_newton(&v, i, dfm_v3_add(f, fe), dfm_m33_add(H, He));
+}
+
+/// Particle i of a sub-colour with deformable contact in the tiled layout: the 16 lanes of a half
+/// warp split its elements as tiled_particle does, lane 0 adds the rigid contacts, the pairs
+/// (dfm_dc_gather, serially in list order), inertia and drag, takes the Newton step and bounds it
+/// as dc_solve_particle does. The same terms as dc_solve_particle summed in another order (the
+/// elements' sum first, as the tiled color solve): not bitwise the one-thread path, whose parity with
+/// the CPU is by physical outcomes anyway (test_gpu_deform_contact_parity).
+template <int TET_ONLY>
+__device__ __forceinline__ void dc_tiled_particle(const dfm_vbd_view& v, const dfm_contact_view& c, int mode,
+                                                  const float* acc_f, const float* acc_H, const dfm_dc_view& dc,
+                                                  const uint8_t* surface, int32_t i, int32_t sub, unsigned mask) {
+    dfm_v3 fe;
+    dfm_m33 He;
+    tiled_elements<TET_ONLY>(v, i, sub, mask, &fe, &He);
+    __syncwarp(mask); /* every lane's reads of particle i before lane 0 writes it (tiled_particle) */
+    if (sub != 0) return;
+    dfm_v3 fc, f;
+    dfm_m33 Hc, H;
+    solve_contact_terms(v, c, mode, acc_f, acc_H, i, &fc, &Hc);
+    if (!surface[i]) {
+        dfm_vbd_particle_base(&v, i, fc, Hc, &f, &H);
+        dfm_vbd_particle_newton(&v, i, dfm_v3_add(f, fe), dfm_m33_add(H, He));
+        return;
+    }
+    const float gap = dfm_dc_gather(&dc, v.x, v.d, v.h, i, &fc, &Hc);
+    const dfm_v3 d_old = dfm_v3_load(v.d + 3 * (int64_t)i);
+    dfm_vbd_particle_base(&v, i, fc, Hc, &f, &H);
+    if (!dfm_vbd_particle_newton(&v, i, dfm_v3_add(f, fe), dfm_m33_add(H, He))) return;
+    const dfm_v3 d_new = dfm_v3_load(v.d + 3 * (int64_t)i);
+    const dfm_v3 bd = dfm_dc_bound_step(d_old, d_new, gap, dfm_dc_vertex_bound(&dc, i));
+    if (bd.x != d_new.x || bd.y != d_new.y || bd.z != d_new.z) {
+        dfm_v3_store(bd, v.d + 3 * (int64_t)i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(v.x_prev + 3 * (int64_t)i), bd), v.x + 3 * (int64_t)i);
+    }
+}
+
+/// Tiled solve of one (free) sub-colour with deformable contact: two particles per warp, 16 lanes
+/// each (dc_tiled_particle). Chosen as the color solve chooses its tiled layout (sub-colours up to
+/// tiled_max_count particles; DFM_CUDA_TILED_MAX=0 keeps solve_dc_kernel's thread per particle).
+///
+/// Parallelism review (seed 001): P1 as solve_dc_kernel (one launch per sub-colour); P2
+/// applies-and-done for the elements (16 lanes split them, the butterfly sums; no atomics: lane 0
+/// writes the particle), applies-TODO for the pairs (lane 0 walks the particle's pair list); P3 as
+/// solve_dc_kernel; P4 applies-TODO (as solve_dc_kernel).
+template <int TET_ONLY>
+__global__ void solve_dc_tiled_kernel(dfm_vbd_view v, dfm_contact_view c, int mode, const float* acc_f,
+                                      const float* acc_H, dfm_dc_view dc, const uint8_t* __restrict__ surface,
+                                      const int32_t* __restrict__ particles, int32_t count) {
+    const int32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int32_t warp = tid >> 5, lane = tid & 31, half = lane >> 4, sub = lane & 15;
+    const int32_t slot = 2 * warp + half;
+    if (slot >= count) return; /* uniform per half warp */
+    const int32_t i = particles[slot];
+    if (v.mode[i] != 0) return; /* uniform per half warp */
+    dc_tiled_particle<TET_ONLY>(v, c, mode, acc_f, acc_H, dc, surface, i, sub, 0xFFFFu << (16 * half));
 }
 
 /// Tiled solve of one color. TET_ONLY: only the tetrahedron loop is compiled in (seed sec. 5; the
@@ -1050,7 +1119,8 @@ static int launch_body_sweep(dfm_cuda_backend* b, const dfm_cuda_advance& a, int
 }
 
 /// Solves the sub-colours of color `col` in order (deformable contact; the host's sub-colour table
-/// of this advance, s->sub_offsets), one launch each (solve_dc_kernel).
+/// of this advance, s->sub_offsets), one launch each: solve_dc_tiled_kernel up to tiled_max_count
+/// particles, else (and the serial sub-colour) solve_dc_kernel.
 static int launch_dc_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, const dfm_cpu_dc* s, int mode, int32_t col,
                            char* err, size_t err_size) {
     dfm_cuda_contacts* c = &b->contacts;
@@ -1059,6 +1129,19 @@ static int launch_dc_solve(dfm_cuda_backend* b, const dfm_cuda_advance& a, const
         const int32_t begin = off[sub], count = off[sub + 1] - off[sub];
         if (count <= 0) continue;
         const int serial = sub == DFM_DC_SUBCOLORS;
+        if (!serial && count <= b->tiled_max_count) { /* 16 lanes per particle, two per warp */
+            const unsigned grid = (unsigned)(((int64_t)(count + 1) / 2 * 32 + b->solve_block - 1) / b->solve_block);
+            if (b->tet_only)
+                solve_dc_tiled_kernel<1>
+                    <<<grid, b->solve_block, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view,
+                                                             b->deform.surface, b->deform.sub_particles + begin, count);
+            else
+                solve_dc_tiled_kernel<0>
+                    <<<grid, b->solve_block, 0, b->stream>>>(a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view,
+                                                             b->deform.surface, b->deform.sub_particles + begin, count);
+            DFM_CUDA_TRY(cudaGetLastError());
+            continue;
+        }
         const unsigned grid = serial ? 1u : (unsigned)((count + b->solve_block - 1) / b->solve_block);
         solve_dc_kernel<<<grid, serial ? 32 : b->solve_block, 0, b->stream>>>(
             a.vbd, a.view, mode, c->acc_f, c->acc_H, b->deform.view, b->deform.surface, b->deform.sub_particles + begin,
