@@ -11,8 +11,7 @@
 /// - solve_color_tiled_kernel: see its own review below (16 lanes per particle, two particles per
 ///   warp, tet-only variant).
 /// - solve_dc_kernel and solve_dc_tiled_kernel (deformable-deformable contact, issue 16): see their
-///   own reviews below; its
-///   detection and final-force passes are in deform_contact_cuda.cu.
+///   own reviews below; its detection and final-force passes are in deform_contact_cuda.cu.
 /// - solve_body_sweep_kernel (DFM_CUDA_BODY_SWEEP=1): its own review below;
 ///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh;
 ///   solve_body_resident_kernel (=3, element data staged too): vbd_cuda_sweep_resident.cuh.
