@@ -269,21 +269,26 @@ int main(int argc, char** argv) {
     dfm_world_get_contact_stats(world, &cs);
     /* Held: the cloth came off the table and rose with the pads (its centroid by at least 0.15 m:
      * the hanging part ends lower than it started), during the 2 s hold its centroid stayed
-     * within 0.15 m of the pads (it hangs from the pinch) and moved less than 3 cm vertically
+     * within follow_bound of the pads' centre (it hangs from the pinch: a 0.3 m cloth hung
+     * straight from a pinch at its very edge has its centroid half its side, 0.15 m, below the
+     * pinch line, which may lie at the pads' lower edge, a pad half height below their centre;
+     * session 14 saw a CUDA run carried 0.299 m up and sliding 1.7 mm in the pinch fail the former
+     * 0.15 m at 0.159 m) and moved less than 3 cm vertically
      * relative to them (the bunched cloth settles by 1-2 cm; sliding out of the pinch drops it,
      * as the mu = 0 run shows). A frictionless cloth can still be carried by draping over a pad's top
      * face (seen after a change of summation order: the part pulled off the table fell across the
      * inner pad): the mu = 0 control accepts that, and only that, as a way to rise. The friction
      * run drapes partly too (the summary prints how many vertices lie over a pad top), so this
      * sample shows a lift, not friction alone; tests/contact (pinch) and tests/friction do. */
-    int held = rise > 0.15 && on_table == 0 && worst_follow < 0.15 && fabs(hold_slide) < 0.03;
+    const double follow_bound = 0.5 * 0.3 + pad.half_extents[2];
+    int held = rise > 0.15 && on_table == 0 && worst_follow < follow_bound && fabs(hold_slide) < 0.03;
     int ok = mu > 0.0f ? held : (rise < 0.05 || draped > 0);
     printf(
         "03_gripper_lift: %d particles, mu %.2f: cloth centroid rose %.3f m during the lift (pads 0.300 m); during "
-        "the 2 s hold it stayed within %.3f m of the pads and moved %.4f m along z relative to them, %d vertices "
+        "the 2 s hold it stayed within %.3f m of the pads (limit %.3f) and moved %.4f m along z relative to them, %d vertices "
         "left on the table, %d over a pad top; %lld contact records dropped; %.2f s CPU for %.1f s sim; %d frames in %s; %s\n",
-        nv, (double)mu, rise, worst_follow, hold_slide, on_table, draped, (long long)cs.dropped_total, wall,
-        frames * dt, written, out,
+        nv, (double)mu, rise, worst_follow, follow_bound, hold_slide, on_table, draped, (long long)cs.dropped_total,
+        wall, frames * dt, written, out,
         ok ? (mu > 0.0f
                   ? "HELD"
                   : (rise < 0.05 ? "FELL as expected without friction" : "CARRIED only by draping over a pad top"))
