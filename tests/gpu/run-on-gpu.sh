@@ -14,7 +14,7 @@
 # at 1 and game-cloth 24 at 240 Hz, each on DFM_CPUTHREADS (default "1 2") threads with the dfm_bench
 # of DFM_CPUTHREADS_BUILD (default build-gpu; a CPU-only build works: the phase needs no GPU), and
 # prints their table last; DFM_CPUTHREADS_BIND="none spread" adds runs with OMP_PLACES=cores
-# OMP_PROC_BIND=spread and records lscpu). A later call on a warm machine can skip `build` (the build tree is kept
+# OMP_PROC_BIND=spread and records lscpu; DFM_CPUTHREADS_REPEAT=N interleaves N rounds, medians). A later call on a warm machine can skip `build` (the build tree is kept
 # between calls).
 # MPI: the GPU machine has none; tests/gpu/fetch-mpi.sh (run here) packs Open MPI from PyPI into
 # .mpi/, which the device call carries; the mpi phase then builds samples/mpi_cloth_lift and runs
@@ -224,10 +224,15 @@ if has cputhreads; then
     for bind in ${DFM_CPUTHREADS_BIND:-none}; do
       sfx=""; bindenv=()
       [ "$bind" != none ] && { sfx="_bind-$bind"; bindenv=(OMP_PLACES=cores "OMP_PROC_BIND=$bind"); }
-      for t in ${DFM_CPUTHREADS:-1 2}; do
-        # shellcheck disable=SC2086
-        step "cputhreads_${name}${sfx}_t$t" env "${bindenv[@]}" timeout 300 "$cbench" $args --backend cpu --threads "$t" \
-          --windows 3 --quiet --json "$out/cputhreads_${name}${sfx}_t$t.json"
+      # DFM_CPUTHREADS_REPEAT rounds (default 1), each over every thread count in turn, so that a
+      # drifting host hits all thread counts alike; the table takes each count's median run (of an
+      # even number, the upper middle one).
+      for rep in $(seq "${DFM_CPUTHREADS_REPEAT:-1}"); do
+        for t in ${DFM_CPUTHREADS:-1 2}; do
+          # shellcheck disable=SC2086
+          step "cputhreads_${name}${sfx}_t${t}_r$rep" env "${bindenv[@]}" timeout 300 "$cbench" $args --backend cpu \
+            --threads "$t" --windows 3 --quiet --json "$out/cputhreads_${name}${sfx}_t${t}_r$rep.json"
+        done
       done
     done
   done
@@ -304,10 +309,15 @@ if ls "$out"/cputhreads_*.json >/dev/null 2>&1; then
   python3 - "$out" <<'PY'
 import glob, json, os, re, sys
 rows = {}
+runs = {}
 for f in glob.glob(os.path.join(sys.argv[1], "cputhreads_*_t*.json")):
-    m = re.match(r"cputhreads_(.+)_t(\d+)\.json$", os.path.basename(f))
+    m = re.match(r"cputhreads_(.+)_t(\d+)(?:_r\d+)?\.json$", os.path.basename(f))
     r = json.load(open(f))["runs"][0]
-    rows.setdefault(m.group(1), {})[int(m.group(2))] = (r["env_steps_per_s"], r["wall_ms_per_step"])
+    runs.setdefault(m.group(1), {}).setdefault(int(m.group(2)), []).append((r["env_steps_per_s"], r["wall_ms_per_step"]))
+for name, d in runs.items():  # the median run of each thread count (by env-steps/s; upper middle of an even count)
+    for t, lst in d.items():
+        lst.sort()
+        rows.setdefault(name, {})[t] = lst[len(lst) // 2]
 threads = sorted({t for d in rows.values() for t in d})
 print("| workload_envs | " + " | ".join(f"{t} thr env-steps/s (ms/step)" for t in threads) + " | " +
       " | ".join(f"{t}/{threads[0]}" for t in threads[1:]) + " |")
