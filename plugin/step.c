@@ -115,13 +115,13 @@ static dfm_result coarse_level(dfm_world* w, const dfm_vbd_view* view, struct df
     return DFM_OK;
 }
 
-/// Room for the per-particle sliding flags of the patch decision (contact_patch_friction.h),
-/// zeroed.
-static dfm_result slides_scratch(dfm_world* w) {
+/// Room for the per-particle sliding flags (w->particle_slides) of the patch decision
+/// (contact_patch_friction.h) or the body-level solve, zeroed; `what` names the user in the error.
+static dfm_result slides_scratch(dfm_world* w, const char* what) {
     const int32_t np = w->model.particle_count;
     if (np > w->particle_slides_cap) {
         uint8_t* f = (uint8_t*)realloc(w->particle_slides, (size_t)np);
-        if (!f) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the friction patches");
+        if (!f) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for %s", what);
         w->particle_slides = f;
         w->particle_slides_cap = np;
     }
@@ -147,14 +147,8 @@ static dfm_result body_solve_scratch(dfm_world* w, int32_t records, dfm_cpu_body
         w->body_records = p;
         w->body_records_cap = records;
     }
-    const int32_t np = w->model.particle_count;
-    if (np > w->particle_slides_cap) {
-        uint8_t* f = (uint8_t*)realloc(w->particle_slides, (size_t)np);
-        if (!f) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the body-level solve");
-        w->particle_slides = f;
-        w->particle_slides_cap = np;
-    }
-    if (np > 0) memset(w->particle_slides, 0, (size_t)np);
+    dfm_result r = slides_scratch(w, "the body-level solve");
+    if (r != DFM_OK) return r;
     out->particle_slides = w->particle_slides;
     out->body_count = nb;
     out->body_offsets = w->model.body_offsets;
@@ -330,7 +324,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
      * default solver without deformable contact (whose forces the patch's momentum balance would
      * read as the shapes'). */
     if (!body_solve && use_contacts && !deform && !(w->def.disable_flags & DFM_DISABLE_STATIC_FRICTION)) {
-        r = slides_scratch(w);
+        r = slides_scratch(w, "the friction patches");
         if (r != DFM_OK) return r;
         cc.node_body_friction = c->node_body_friction;
         cc.particle_slides = w->particle_slides;

@@ -57,7 +57,7 @@ dfm_result dfm_scene_gripper_table_build(dfm_world* world, int32_t res, float pa
     dfm_cloth_def cd = dfm_cloth_def_default();
     /* 15 cm of overhang: with 22 cm the cloth slid off the table during the settle at res 12 and
      * 20 on the CPU and in some CUDA default-mode runs (it then passed under the pads). */
-    const float size = 0.3f, overhang = 0.15f;
+    const float size = DFM_SCENE_GRIPPER_CLOTH_SIZE, overhang = 0.15f;
     const float origin[3] = {DFM_SCENE_GRIPPER_TABLE_EDGE + overhang - size, -0.5f * size, cd.contact_radius};
     const float au[3] = {size, 0, 0}, av[3] = {0, size, 0};
     dfm_scene_grid g;

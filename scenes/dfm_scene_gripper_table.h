@@ -16,6 +16,8 @@ extern "C" {
 #define DFM_SCENE_GRIPPER_TABLE_EDGE 0.2f
 /// z of the pads' centres while they pinch, m.
 #define DFM_SCENE_GRIPPER_PINCH_Z (-0.08f)
+/// Side of the square cloth lying on the table, m.
+#define DFM_SCENE_GRIPPER_CLOTH_SIZE 0.3f
 
 /// What dfm_scene_gripper_table_build created. Shapes are, in order: slab, [base], pad 0, pad 1.
 typedef struct dfm_scene_gripper_table {

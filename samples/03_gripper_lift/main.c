@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
      * inner pad): the mu = 0 control accepts that, and only that, as a way to rise. The friction
      * run drapes partly too (the summary prints how many vertices lie over a pad top), so this
      * sample shows a lift, not friction alone; tests/contact (pinch) and tests/friction do. */
-    const double follow_bound = 0.5 * 0.3 + pad.half_extents[2];
+    const double follow_bound = 0.5 * DFM_SCENE_GRIPPER_CLOTH_SIZE + pad.half_extents[2];
     int held = rise > 0.15 && on_table == 0 && worst_follow < follow_bound && fabs(hold_slide) < 0.03;
     int ok = mu > 0.0f ? held : (rise < 0.05 || draped > 0);
     printf(
