@@ -317,7 +317,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     if (body_solve) {
         r = body_solve_scratch(w, use_contacts ? c->capacity : 0, &bodies);
         if (r != DFM_OK) return r;
-        cview.flags |= DFM_CONTACT_BODY_SOLVE;
+        cview.flags |= DFM_CONTACT_BODY_SOLVE | DFM_CONTACT_SHEET_NORMALS;
         cview.particle_slides = bodies.particle_slides;
     }
     /* Coulomb's decision per contact patch of each free body (contact_patch_friction.h): the
@@ -334,6 +334,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     if (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION) {
         r = coarse_level(w, &view, &coarse);
         if (r != DFM_OK) return r;
+        cview.flags |= DFM_CONTACT_SHEET_NORMALS; /* contact_view.h */
     }
     dfm_cpu_host_solve hosts;
     r = dfm_host_bodies_begin_step(w, use_contacts ? c->capacity : 0, dt, &hosts);

@@ -251,7 +251,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
             work = dfm_cpu_contacts_detect(cc->view, &in);
         if (cc->detect_work) *cc->detect_work = work; /* the same for any thread count: decides the next fork */
         if (cc->detect_forks) *cc->detect_forks += forked;
-        if (cc->view->flags & DFM_CONTACT_BODY_SOLVE) { /* thin-shell normals (contact_sheet.h) */
+        if (cc->view->flags & DFM_CONTACT_SHEET_NORMALS) { /* thin-shell normals (contact_sheet.h) */
             const int32_t na = *cc->view->count < cc->view->capacity ? *cc->view->count : cc->view->capacity;
             for (int32_t k = 0; k < na; ++k) dfm_contact_sheet_record(cc->view, view, k);
         }

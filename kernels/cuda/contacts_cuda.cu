@@ -624,7 +624,7 @@ int dfm_cuda_contacts_lists(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cud
     const int32_t n = c->particle_count;
     const int full = (v.flags & DFM_DISABLE_ACTIVE_PREFIX) != 0;
     const unsigned prefix = full ? blocks_for(3 * (int64_t)c->capacity) : (unsigned)c->prefix_blocks;
-    if (v.flags & DFM_CONTACT_BODY_SOLVE) {
+    if (v.flags & DFM_CONTACT_SHEET_NORMALS) {
         sheet_kernel<<<full ? blocks_for(c->capacity) : (unsigned)c->prefix_blocks, BLOCK, 0, st>>>(v, a->vbd, full);
         DFM_CUDA_TRY(cudaGetLastError());
     }

@@ -1189,7 +1189,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             a.view = dfm_cuda_contacts_view(c, s, d->penalty_beta, d->penalty_start, flags);
             a.view.particle_mass = v.mass;
             if (body_solve) {
-                a.view.flags |= DFM_CONTACT_BODY_SOLVE;
+                a.view.flags |= DFM_CONTACT_BODY_SOLVE | DFM_CONTACT_SHEET_NORMALS;
                 a.view.particle_slides = b->particle_slides;
             }
             if (coupled) /* the bodies' shapes at their corrected poses before detection */

@@ -1,12 +1,13 @@
 /// @file contact_sheet.h
-/// Thin-shell contact normals (issue 13, with DFM_FEATURE_BODY_TRANSLATION): a cloth is a surface,
+/// Thin-shell contact normals (issue 13; flag DFM_CONTACT_SHEET_NORMALS, set with
+/// DFM_FEATURE_BODY_TRANSLATION and DFM_FEATURE_COARSE_CORRECTION): a cloth is a surface,
 /// not a set of spheres. Where a cloth particle's record comes from a shape's rim (the SDF
 /// gradient of an edge or corner is diagonal), a sphere would be pushed out along that diagonal;
 /// a sheet touches a convex rim where the sheet is tangent to it, so the force acts along the
 /// sheet's normal. Measured in test_physics_pinch: the particle row 1.8 mm above a pad's top rim
 /// got 12 records with n_z = 0.78, 1.07 N upward for a 0.0785 N strip, and a solver that moves the
-/// whole body squeezed the strip out of the grip. A particle record whose normal is within 60
-/// degrees of the cloth's normal at that particle (area-weighted over its triangles, at the
+/// whole body squeezed the strip out of the grip. A particle record whose normal is within 72
+/// degrees (DFM_SHEET_NORMAL_COS) of the cloth's normal at that particle (area-weighted over its triangles, at the
 /// advance's start; for edge and face records the corners' normals weighted like the contact
 /// point) takes the cloth's normal, signed toward the record's; one more nearly edge-on (a
 /// hanging cloth's lower edge on a table) keeps the shape's. The penetration is kept.
@@ -16,8 +17,15 @@
 #include "contact_view.h"
 #include "vbd_view.h"
 
-/// Cosine above which a cloth particle's record takes the sheet normal.
-#define DFM_SHEET_NORMAL_COS 0.5f
+/// Cosine above which a cloth particle's record takes the sheet normal (within about 72 degrees of
+/// the cloth's normal). A record from the rim of a pad squeezing the cloth to a half gap g, for a
+/// particle a height z above the rim, tilts atan(z / g) from the sheet normal, up to acos(g / r) at
+/// the contact radius r: 60 degrees for test_physics_pinch's g = r / 2, more for a harder squeeze.
+/// Session 15 (test_physics_pinch with the coarse correction): at 0.5 the rim row's records of
+/// 58-62 degrees split across the threshold and those kept pushed the strip up 0.28 N (3.6 times its
+/// weight), so it rose 7 mm where Coulomb says it slides out; at 0.3 none is left and it slides. A
+/// cloth edge standing on a table (the record along the sheet, 90 degrees) still keeps the shape's.
+#define DFM_SHEET_NORMAL_COS 0.3f
 
 /// The cloth normal at particle p (unit, from the positions x at detection, over its triangles); zero when p has no
 /// triangles with material or their normals cancel.

@@ -35,6 +35,12 @@ enum { DFM_CONTACT_PARTICLE = 1, DFM_CONTACT_EDGE = 2, DFM_CONTACT_FACE = 3 };
 /// Coulomb projection only cancels the creep of records the solve left sticking.
 #define DFM_CONTACT_BODY_SOLVE (1u << 31)
 
+/// Internal bit of dfm_contact_view.flags: cloth records take the sheet normal where it applies
+/// (kernels/shared/contact_sheet.h). Set with the body-level solve and with the two-level solve
+/// (DFM_FEATURE_COARSE_CORRECTION): both move whole bodies, so a rim record's diagonal push, which
+/// the plain sweeps only deform locally, would squeeze a pinched cloth out of a grip.
+#define DFM_CONTACT_SHEET_NORMALS (1u << 30)
+
 /// The fields of a contact record, one row each: X(type, name, width), `width` items of `type`
 /// per record. The one list behind dfm_contact_records and every allocation, copy and transfer
 /// of records (plugin/contacts_build.c on the host, kernels/cuda/contacts_cuda.cu on the device,
