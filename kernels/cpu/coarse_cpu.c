@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "membrane_psd.h"
+#include "tet_hessian.h"
 #include "vbd_cpu.h"
 #include "vbd_particle.h"
 #include "vbd_simd.h"
@@ -383,35 +384,17 @@ static void assemble_tri(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
     assemble_blocks(L, v, v->tris + 3 * t, 3, &K[0][0], stiff, L->ktri ? L->ktri + 81 * (size_t)t : NULL, band, bw, nf);
 }
 
-/// Tet t's Gauss-Newton Hessian blocks (mu V m_a.m_b I + lam V gJ_a gJ_b^T, PSD) at the iterate;
-/// returns 0 for a tet without stiffness (K untouched).
+/// Tet t's elastic Hessian blocks at the iterate (tet_hessian.h: exact where positive definite,
+/// else Gauss-Newton); returns 0 for a tet without stiffness (K untouched).
 static int tet_hessian(const dfm_vbd_view* v, int32_t t, dfm_m33 K[4][4]) {
     const float* mat = v->tet_material + 3 * t;
-    if (mat[0] <= 0.0f && mat[1] <= 0.0f) return 0;
     dfm_v3 x[4];
     for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->tets[4 * t + c]);
-    const float* dminv = v->tet_dminv + 9 * t;
-    const float mu = mat[0], l = mat[1] + mat[0];
-    const float lam = l < 0.0f ? -fmaxf(fabsf(l), 1e-6f) : fmaxf(fabsf(l), 1e-6f);
-    const dfm_m33 cof = dfm_m33_cofactor(dfm_tet_F_(x, dminv));
-    const float vol = v->tet_volume[t];
-    float mv[4][3];
-    dfm_v3 gj[4];
-    for (int c = 0; c < 4; ++c) {
-        for (int q = 0; q < 3; ++q)
-            mv[c][q] = c == 0 ? -(dminv[q] + dminv[3 + q] + dminv[6 + q]) : dminv[3 * (c - 1) + q];
-        gj[c] = dfm_v3_zero();
-        for (int q = 0; q < 3; ++q) gj[c] = dfm_v3_madd(gj[c], dfm_m33_col(cof, q), mv[c][q]);
-    }
-    for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-            const float mm = mv[a][0] * mv[b][0] + mv[a][1] * mv[b][1] + mv[a][2] * mv[b][2];
-            K[a][b] = dfm_m33_add_outer(dfm_m33_diag(vol * mu * mm), gj[a], gj[b], vol * lam);
-        }
-    return 1;
+    const int kind = dfm_tet_hessian_blocks(x, v->tet_dminv + 9 * t, v->tet_volume[t], mat[0], mat[1], K);
+    return kind != 0;
 }
 
-/// Tet t's Gauss-Newton Hessian (tet_hessian) into the band.
+/// Tet t's Hessian (tet_hessian) into the band.
 static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
                          int32_t nf) {
     dfm_m33 K[4][4];

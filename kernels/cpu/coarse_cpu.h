@@ -5,7 +5,8 @@
 /// edge lengths wide over the body's box, pinned and kinematic particles left out. The coarse
 /// matrix is the Galerkin product P^T H P of inertia, drag, the contacts' per-particle Hessians,
 /// each triangle's exact membrane Hessian projected to PSD per element (membrane_psd.h) and each
-/// tet's Gauss-Newton Hessian; bending is left out.
+/// tet's Hessian (tet_hessian.h: exact, its stress term scaled down where that keeps it PSD; the
+/// Gauss-Newton form until session 15); bending is left out.
 ///
 /// Session 13 (the default, DFM_COARSE_PCG 1): the matrix is assembled and factored (banded
 /// Cholesky) at the first correction of every DFM_COARSE_REFACTOR_ADVANCES-th advance and solved
@@ -135,7 +136,7 @@ typedef struct dfm_cpu_coarse {
     int32_t tet_total;    ///< Tets indexed likewise.
     float* hp;            ///< DFM_COARSE_PCG: 9 per particle, inertia + drag + contact Hessian (N/m).
     float* ktri;          ///< DFM_COARSE_PCG: 81 per triangle, its projected Hessian blocks K[a][b] (N/m).
-    float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Gauss-Newton Hessian blocks (N/m).
+    float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Hessian blocks (tet_hessian.h; N/m).
     double* pcg;          ///< DFM_COARSE_PCG: 4 coarse vectors (3 per node each) and 6 per particle of work.
     int64_t pcg_iterations;  ///< Matrix-free PCG iterations run (all bodies).
     int64_t advances;        ///< Advances (first corrections) since the level was built.

@@ -34,8 +34,11 @@
 /// box's mass (1 kg; its contact stiffness grows with it, 2e3 N/m per kg).
 /// --contact-only checks only: carried, never through, the cloth sags.
 /// --trace prints the box's state and reaction every frame.
+/// --coarse-correction runs dfm with DFM_FEATURE_COARSE_CORRECTION (the two-level solve, CPU only;
+/// docs/physics.md): the sag meets its band at res 31 too (the default solver's static sag puts it
+/// 1-2 cm past), the box there needing --seconds 12 to come to rest (docs/bullet.md).
 ///
-/// Usage: 08_bullet_hammock [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--mass M] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]
+/// Usage: 08_bullet_hammock [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--mass M] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--coarse-correction] [--backend cpu|auto]
 #include <dfm/dfm_bullet.h>
 
 #include <btBulletDynamicsCommon.h>
@@ -76,6 +79,7 @@ int main(int argc, char** argv) {
     int coupling = DFM_BULLET_COUPLING_SOLVED;
     std::string out = "out/08_bullet_hammock";
     int backend = DFM_BACKEND_AUTO;
+    uint32_t features = 0;
     for (int i = 1; i < argc; ++i) {
         // clang-format off
         if (!std::strcmp(argv[i], "--res") && i + 1 < argc) res = std::atoi(argv[++i]);
@@ -88,6 +92,7 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!std::strcmp(argv[i], "--contact-only")) check_rest = false;
         else if (!std::strcmp(argv[i], "--trace")) trace = true;
+        else if (!std::strcmp(argv[i], "--coarse-correction")) features |= DFM_FEATURE_COARSE_CORRECTION;
         else if (!std::strcmp(argv[i], "--explicit")) coupling = DFM_BULLET_COUPLING_EXPLICIT;
         else if (!std::strcmp(argv[i], "--secant")) coupling = DFM_BULLET_COUPLING_SECANT;
         // clang-format on
@@ -97,7 +102,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(
                 stderr,
-                "usage: %s [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--mass M] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--backend cpu|auto]\n",
+                "usage: %s [--res N] [--every K] [--iterations N] [--damping D] [--air-drag A] [--seconds T] [--mass M] [--out DIR] [--contact-only] [--explicit|--secant] [--trace] [--coarse-correction] [--backend cpu|auto]\n",
                 argv[0]);
             return 2;
         }
@@ -117,6 +122,7 @@ int main(int argc, char** argv) {
     wd.backend = backend;
     wd.substeps = 2; /* per Bullet substep of 1/240 s */
     wd.iterations = iterations;
+    wd.feature_flags = features;
     wd.log_fn = dfm_sample_log;
     dfm_world* world = nullptr;
     if (dfm_world_create(DFM_ABI_VERSION, &wd, &world) != DFM_OK) {
