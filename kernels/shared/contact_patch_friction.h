@@ -92,8 +92,7 @@ DFM_HD void dfm_patch_add_particle(const dfm_vbd_view* v, int32_t i, float ih2, 
 }
 
 /// Adds record k's force at the current iterate to s (R and S).
-DFM_HD void dfm_patch_add_record_force(const dfm_contact_view* c, const dfm_vbd_view* v, int32_t k,
-                                       dfm_patch_sums* s) {
+DFM_HD void dfm_patch_add_record_force(const dfm_contact_view* c, const dfm_vbd_view* v, int32_t k, dfm_patch_sums* s) {
     dfm_v3 f;
     dfm_m33 H;
     dfm_contact_point_force(c, v->d, v->h, k, &f, &H);
