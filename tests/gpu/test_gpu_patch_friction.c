@@ -4,7 +4,7 @@
 /// the incline's cube sliding at tan = 1.2 mu (a sliding patch; test_physics_incline), the pinch
 /// (gcs_pinch: pinned, then free between the pads) and four cloths on their planes. The two paths
 /// differ only in summation order, so their positions must agree to a rounding-level bound
-/// (1e-5 of the scene size after 50 steps), and the block path must be bitwise run to run. The
+/// (1e-4 of the scene size after 50 steps: 6 um on the cube; not yet measured on a GPU), and the block path must be bitwise run to run. The
 /// cube must slide (> 0.1 m in 50 steps: the per-record decision alone holds it at 1.2 mu), so the
 /// block path cannot pass by refusing every body. Skips (77) without a usable CUDA device.
 #define _POSIX_C_SOURCE 200112L /* setenv, unsetenv */
@@ -67,7 +67,7 @@ int main(void) {
         printf("%s: block vs serial max diff %.3g m (%.3g of the scene size, bitwise %s); block run to run %s\n",
                names[k], diff, rel, memcmp(a.x, ref.x, sizeof(float) * 3 * (size_t)a.count) == 0 ? "equal" : "no",
                bitwise ? "bitwise equal" : "DIFFERENT");
-        CHECK(rel <= 1e-5, "%s: block and serial patch decisions differ by %.3g of the scene size", names[k], rel);
+        CHECK(rel <= 1e-4, "%s: block and serial patch decisions differ by %.3g of the scene size", names[k], rel);
         CHECK(bitwise, "%s: the block path differs run to run by %.3g m", names[k], gcs_max_diff(&a, &b));
         if (k == 0) {
             printf("%s: cube centroid y %.4f m (serial %.4f m)\n", names[k], mean_y(&a), mean_y(&ref));
