@@ -5,8 +5,9 @@
 /// (gcs_pinch: pinned, then free between the pads) and four cloths on their planes. The two paths
 /// differ only in summation order, so their positions must agree to a rounding-level bound
 /// (1e-4 of the scene size after 50 steps: 6 um on the cube; not yet measured on a GPU), and the
-/// block path must be bitwise run to run. The cube must slide (> 0.1 m in 50 steps: the per-record decision alone holds it at 1.2 mu), so the
-/// block path cannot pass by refusing every body. Skips (77) without a usable CUDA device.
+/// block path must be bitwise run to run. The cube must slide (> 0.1 m in 50 steps: the
+/// per-record decision alone holds it at 1.2 mu), so the block path cannot pass by refusing every
+/// body. Skips (77) without a usable CUDA device.
 #define _POSIX_C_SOURCE 200112L /* setenv, unsetenv */
 #include <stdlib.h>
 
