@@ -21,6 +21,8 @@
 ///   warp per 256-record chunk of a (kind, shape) run with a fixed lane order and butterfly, then
 ///   one thread per shape over its chunks in order: the reduction order is fixed); P1 the chunk
 ///   offsets are a scan over runs (one level).
+/// - patch_friction_block_kernel (one block per body): its review in contacts_patch_block.cuh;
+///   patch_friction_kernel (one thread per body) is its serial reference (DFM_CUDA_PATCH_SERIAL=1).
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #include "contact_reaction.h"
 #include "contact_sheet.h"
 #include "contacts_cuda.h"
+#include "contacts_patch_block.cuh"
 #include "cuda_check.h"
 #include "model_arrays.h"
 
@@ -182,7 +185,10 @@ __global__ void friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_
     if (k < count) (void)dfm_contact_friction_particle(&c, v.mode, v.x, v.d, v.h, particles[k], node_friction);
 }
 
-/// One thread per body (contact_patch_friction.h).
+/// One thread per body (contact_patch_friction.h), serial over its particles: the CPU's bits. Kept
+/// as the A/B reference of patch_friction_block_kernel (DFM_CUDA_PATCH_SERIAL=1).
+/// Parallelism review: P2 done in patch_friction_block_kernel (this serial form is kept on purpose,
+/// as the reference); P1/P3/P4 n/a (a reference path).
 __global__ void patch_friction_kernel(dfm_contact_view c, dfm_vbd_view v, const int32_t* offsets, int32_t bodies,
                                       float* node_body_friction, uint8_t* particle_slides) {
     int32_t b = blockIdx.x * blockDim.x + threadIdx.x;
@@ -669,9 +675,15 @@ int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, c
 int dfm_cuda_contacts_patch_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, uint8_t* particle_slides,
                                      cudaStream_t st, char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaMemsetAsync(c->node_body_friction, 0, 9 * (size_t)c->capacity * sizeof(float), st));
-    if (a->body_count > 0)
+    /* DFM_CUDA_PATCH_SERIAL=1: the one-thread-per-body reference (read per call, so that one
+     * process can A/B worlds; a captured graph keeps the path it was captured with) */
+    const char* serial = getenv("DFM_CUDA_PATCH_SERIAL");
+    if (a->body_count > 0 && serial && strcmp(serial, "1") == 0)
         patch_friction_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(
             a->view, a->vbd, a->body_offsets, a->body_count, c->node_body_friction, particle_slides);
+    else if (a->body_count > 0)
+        patch_friction_block_kernel<<<(unsigned)a->body_count, DFM_PATCH_BLOCK, 0, st>>>(
+            a->view, a->vbd, a->body_offsets, c->node_body_friction, particle_slides);
     DFM_CUDA_TRY(cudaGetLastError());
     return 0;
 }

@@ -107,8 +107,9 @@ int dfm_cuda_contacts_penalties(dfm_cuda_contacts* c, const dfm_cuda_advance* a,
 int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, const int32_t* color_particles,
                               int32_t count, int32_t color, cudaStream_t st, char* err, size_t err_size);
 
-/// Coulomb's decision per contact patch of every free body (contact_patch_friction.h, one thread
-/// per body, serial over its particles: the CPU's bits), before the friction projection; writes
+/// Coulomb's decision per contact patch of every free body (contact_patch_friction.h; one block
+/// per body, contacts_patch_block.cuh: the CPU's math, not its bits; DFM_CUDA_PATCH_SERIAL=1 in
+/// the environment: one thread per body, serial, the CPU's bits), before the friction projection; writes
 /// `particle_slides` (a->view.particle_slides must be the same array for the projection).
 int dfm_cuda_contacts_patch_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, uint8_t* particle_slides,
                                      cudaStream_t st, char* err, size_t err_size);
