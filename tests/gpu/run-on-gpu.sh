@@ -93,12 +93,13 @@ elif [ -n "$san" ]; then
   # known_failure), so this step passes on the sanitizer's summary, not the test's exit code.
   DFM_TEST_BACKEND=cuda DFM_TEST_FEATURES=body step memcheck_body_pinch bash -c "'$san' --tool memcheck \
     build-gpu/tests/physics/test_physics_pinch 4 2 2>&1 | tee /dev/stderr | grep -q 'ERROR SUMMARY: 0 errors'"
-  # The per-patch Coulomb decision (patch_friction_kernel, patch_friction_attribute_kernel): the
-  # pinch (holds at 1.2 mu_c, slips at 0.8) at 4 x 2 to keep the sanitizer run short.
+  # The per-patch Coulomb decision (patch_friction_block_kernel, the serial patch_friction_kernel,
+  # patch_friction_attribute_kernel): memcheck on the pinch at 4 x 2 (short), racecheck and synccheck
+  # on test_gpu_patch_friction (both paths, three scenes).
   DFM_TEST_BACKEND=cuda step memcheck_patch bash -c "'$san' --tool memcheck \
     build-gpu/tests/physics/test_physics_pinch 4 2 2>&1 | tee /dev/stderr | grep -q 'ERROR SUMMARY: 0 errors'"
-  DFM_TEST_BACKEND=cuda step racecheck_patch bash -c "timeout 200 '$san' --tool racecheck \
-    build-gpu/tests/physics/test_physics_pinch 2 1 2>&1 | tee /dev/stderr | grep -q 'RACECHECK SUMMARY: 0 hazards'"
+  step racecheck_patch timeout 200 "$san" --tool racecheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_patch_friction
+  step synccheck_patch timeout 200 "$san" --tool synccheck --error-exitcode 1 build-gpu/tests/gpu/test_gpu_patch_friction
   # The host-body coupling's kernels (block per body, shape placement, bucketing).
   DFM_TEST_BACKEND=cuda step memcheck_coupling "$san" --tool memcheck --error-exitcode 1 \
     build-gpu/tests/physics/test_physics_heavy_hammock --small
