@@ -64,7 +64,8 @@ DFM_HD int dfm_tet_hessian_spd(const dfm_m33* F, const dfm_m33* cof, float mu, f
                     const float gi = ri == 0 ? g[ci].x : ri == 1 ? g[ci].y : g[ci].z;
                     const float gj = rj == 0 ? g[cj].x : rj == 1 ? g[cj].y : g[cj].z;
                     H[(3 * ci + ri) * 9 + 3 * cj + rj] =
-                        (double)lam * gi * gj + (ci == cj && ri == rj ? (double)mu * (1.0 + DFM_TET_HESSIAN_SHIFT) : 0.0);
+                        (double)lam * gi * gj +
+                        (ci == cj && ri == rj ? (double)mu * (1.0 + DFM_TET_HESSIAN_SHIFT) : 0.0);
                 }
     /* d2J / (df_i df_j) = [f_k]x for (i, j, k) cyclic, -[f_k]x for (j, i, k) cyclic, 0 for i == j */
     for (int i = 0; i < 3; ++i) {

@@ -195,8 +195,9 @@ int main(void) {
         worst_rot = fmax(worst_rot, ku / (kn * un));
         gn_rot = fmin(gn_rot, gu / (kn * un));
     }
-    printf("exact vs FD: worst %.3g of the element's largest entry (bound 1e-3); %d exact, %d with the s term scaled of %d\n",
-           worst_fd, exact, fallback, count);
+    printf(
+        "exact vs FD: worst %.3g of the element's largest entry (bound 1e-3); %d exact, %d with the s term scaled of %d\n",
+        worst_fd, exact, fallback, count);
     printf("all: worst asymmetry %.3g, worst smallest/largest eigenvalue %.3g (bound -1e-5)\n", worst_sym, -worst_neg);
     printf("at rest: %d of %d exact; rotation mode |K u| / (|K| |u|) worst %.3g (bound 1e-4); Gauss-Newton "
            "form at least %.3g\n",
