@@ -17,53 +17,11 @@
 #include <stdio.h>
 
 #include "dfm_test.h"
+#include "energy_eig.h"
 #include "membrane_psd.h"
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static double uni(double a, double b) {
-    g_rng += 0x9E3779B97F4A7C15ull;
-    uint64_t z = g_rng;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return a + (b - a) * (double)(z >> 11) / 9007199254740992.0;
-}
-
-/// Smallest and largest eigenvalue of a symmetric 9x9 (cyclic Jacobi, double).
-static void eig_range(const double* K, double* lo, double* hi) {
-    double A[81];
-    for (int i = 0; i < 81; ++i) A[i] = K[i];
-    for (int sweep = 0; sweep < 50; ++sweep) {
-        double off = 0.0;
-        for (int i = 0; i < 9; ++i)
-            for (int j = i + 1; j < 9; ++j) off += A[i * 9 + j] * A[i * 9 + j];
-        if (off < 1e-24) break;
-        for (int p = 0; p < 9; ++p)
-            for (int q = p + 1; q < 9; ++q) {
-                const double apq = A[p * 9 + q];
-                if (fabs(apq) < 1e-300) continue;
-                const double th = (A[q * 9 + q] - A[p * 9 + p]) / (2.0 * apq);
-                const double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 9; ++k) {
-                    const double akp = A[k * 9 + p], akq = A[k * 9 + q];
-                    A[k * 9 + p] = c * akp - s * akq;
-                    A[k * 9 + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 9; ++k) {
-                    const double apk = A[p * 9 + k], aqk = A[q * 9 + k];
-                    A[p * 9 + k] = c * apk - s * aqk;
-                    A[q * 9 + k] = s * apk + c * aqk;
-                }
-            }
-    }
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (int i = 0; i < 9; ++i) {
-        if (A[i * 9 + i] < *lo) *lo = A[i * 9 + i];
-        if (A[i * 9 + i] > *hi) *hi = A[i * 9 + i];
-    }
-}
+static double uni(double a, double b) { return energy_uni(&g_rng, a, b); }
 
 static void to81(dfm_m33 K[3][3], double* out) {
     for (int a = 0; a < 3; ++a)
@@ -125,8 +83,8 @@ int main(void) {
             }
         worst_fd = fmax(worst_fd, err / scale);
         double lo, hi, plo, phi, big = 0.0, diff = 0.0, asym = 0.0;
-        eig_range(E, &lo, &hi);
-        eig_range(P, &plo, &phi);
+        energy_eig_range(E, 9, &lo, &hi);
+        energy_eig_range(P, 9, &plo, &phi);
         for (int i = 0; i < 81; ++i) big = fmax(big, fabs(E[i])), diff = fmax(diff, fabs(E[i] - P[i]));
         for (int i = 0; i < 9; ++i)
             for (int j = 0; j < 9; ++j) asym = fmax(asym, fabs(P[i * 9 + j] - P[j * 9 + i]));

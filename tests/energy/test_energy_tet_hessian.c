@@ -17,56 +17,11 @@
 #include <stdio.h>
 
 #include "dfm_test.h"
+#include "energy_eig.h"
 #include "tet_hessian.h"
 
 static uint64_t g_rng = 0xD1B54A32D192ED03ull;
-static double uni(double a, double b) {
-    g_rng += 0x9E3779B97F4A7C15ull;
-    uint64_t z = g_rng;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return a + (b - a) * (double)(z >> 11) / 9007199254740992.0;
-}
-
-/// Smallest and largest eigenvalue of a symmetric 12x12 (cyclic Jacobi, double).
-static void eig_range12(const double* K, double* lo, double* hi) {
-    enum { N = 12 };
-    double A[N * N];
-    for (int i = 0; i < N * N; ++i) A[i] = K[i];
-    for (int sweep = 0; sweep < 60; ++sweep) {
-        double off = 0.0, diag = 0.0;
-        for (int i = 0; i < N; ++i) {
-            diag += A[i * N + i] * A[i * N + i];
-            for (int j = i + 1; j < N; ++j) off += A[i * N + j] * A[i * N + j];
-        }
-        if (off < 1e-28 * diag) break;
-        for (int p = 0; p < N; ++p)
-            for (int q = p + 1; q < N; ++q) {
-                const double apq = A[p * N + q];
-                if (fabs(apq) < 1e-300) continue;
-                const double th = (A[q * N + q] - A[p * N + p]) / (2.0 * apq);
-                const double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < N; ++k) {
-                    const double akp = A[k * N + p], akq = A[k * N + q];
-                    A[k * N + p] = c * akp - s * akq;
-                    A[k * N + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < N; ++k) {
-                    const double apk = A[p * N + k], aqk = A[q * N + k];
-                    A[p * N + k] = c * apk - s * aqk;
-                    A[q * N + k] = s * apk + c * aqk;
-                }
-            }
-    }
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (int i = 0; i < N; ++i) {
-        if (A[i * N + i] < *lo) *lo = A[i * N + i];
-        if (A[i * N + i] > *hi) *hi = A[i * N + i];
-    }
-}
+static double uni(double a, double b) { return energy_uni(&g_rng, a, b); }
 
 static void to144(dfm_m33 K[4][4], double* out) {
     for (int a = 0; a < 4; ++a)
@@ -115,7 +70,7 @@ int main(void) {
         for (int i = 0; i < 12; ++i)
             for (int j = 0; j < 12; ++j) asym = fmax(asym, fabs(A[i * 12 + j] - A[j * 12 + i]));
         worst_sym = fmax(worst_sym, asym / big);
-        eig_range12(A, &lo, &hi);
+        energy_eig_range(A, 12, &lo, &hi);
         worst_neg = fmax(worst_neg, -lo / hi);
         if (kind == 2) {
             ++fallback;

@@ -28,21 +28,8 @@
 /// The incline's 6 cm cube (6^3 vertices) at rest on a box tilted to tan = 1.2 mu, mu 0.5.
 static void incline(dfm_world* w, gcs_scene* s) {
     const float mu = 0.5f, th = atanf(1.2f * mu);
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = 2.0f;
-    bx.half_extents[2] = 0.05f;
-    bx.mu = mu;
-    const float q[4] = {sinf(0.5f * th), 0, 0, cosf(0.5f * th)}; /* tilt about +x: the slope descends toward -y */
-    s->shapes[s->shape_count++] = dfm_test_add_shape(w, bx, 0, 0, -0.05f / cosf(th), q);
-    const float lo[3] = {-0.03f, -0.03f, 0.002f}, hi[3] = {0.03f, 0.03f, 0.062f};
-    dfm_test_tets box = dfm_test_make_tet_box(6, lo, hi);
-    float* p = box.positions;
-    for (int32_t i = 0; i < box.vertex_count; ++i) { /* onto the slope */
-        float y = p[3 * i + 1], z = p[3 * i + 2];
-        p[3 * i + 1] = cosf(th) * y - sinf(th) * z;
-        p[3 * i + 2] = sinf(th) * y + cosf(th) * z;
-    }
+    s->shapes[s->shape_count++] = dfm_test_add_slope(w, mu, th); /* descends toward -y */
+    dfm_test_tets box = dfm_test_make_slope_cube(th);
     s->body = dfm_test_add_volume(w, &box, dfm_volume_def_default());
     s->vertex_count = box.vertex_count;
     dfm_test_free_tets(&box);

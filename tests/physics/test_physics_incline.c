@@ -23,22 +23,10 @@ static double slide(float ratio, double* accel) {
     if (g_substeps > 0) def.substeps = g_substeps, def.iterations = g_iterations;
     dfm_test_pick_backend(&def);
     dfm_world* w = dfm_test_create(&def);
-    dfm_shape_def bx = dfm_shape_def_default();
-    bx.type = DFM_SHAPE_BOX;
-    bx.half_extents[0] = bx.half_extents[1] = 2.0f;
-    bx.half_extents[2] = 0.05f;
-    bx.mu = mu;
-    const float q[4] = {sinf(0.5f * th), 0, 0, cosf(0.5f * th)}; /* tilt about +x: the slope descends toward -y */
-    dfm_test_add_shape(w, bx, 0, 0, -0.05f / cosf(th), q);
-    const float lo[3] = {-0.03f, -0.03f, 0.002f}, hi[3] = {0.03f, 0.03f, 0.062f};
-    dfm_test_tets box = dfm_test_make_tet_box(6, lo, hi);
+    dfm_test_add_slope(w, mu, th); /* descends toward -y */
+    dfm_test_tets box = dfm_test_make_slope_cube(th);
     const int32_t nv = box.vertex_count;
     float* p = box.positions;
-    for (int32_t i = 0; i < nv; ++i) { /* onto the slope */
-        float y = p[3 * i + 1], z = p[3 * i + 2];
-        p[3 * i + 1] = cosf(th) * y - sinf(th) * z;
-        p[3 * i + 2] = sinf(th) * y + cosf(th) * z;
-    }
     dfm_body_id b = dfm_test_add_volume(w, &box, dfm_volume_def_default());
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
     double s0 = 0.0, at[3] = {0.0, 0.0, 0.0};

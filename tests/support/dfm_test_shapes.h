@@ -59,6 +59,29 @@ static inline dfm_shape_id dfm_test_add_frictionless_floor(dfm_world* w) {
     return dfm_test_add_shape(w, bx, 0, 0, -0.05f, NULL);
 }
 
+/// The incline scene's slope: a 4 x 4 x 0.1 m box with friction mu, tilted by th (rad) about +x so
+/// that it descends toward -y, its top face through the origin.
+static inline dfm_shape_id dfm_test_add_slope(dfm_world* w, float mu, float th) {
+    dfm_shape_def bx = dfm_scene_box_def(2.0f, 2.0f, 0.05f);
+    bx.mu = mu;
+    const float q[4] = {sinf(0.5f * th), 0, 0, cosf(0.5f * th)};
+    return dfm_test_add_shape(w, bx, 0, 0, -0.05f / cosf(th), q);
+}
+
+/// The incline scene's 6 cm cube (6^3 vertices, its bottom 2 mm above the slope of
+/// dfm_test_add_slope(th)), rotated onto that slope. Free with dfm_test_free_tets.
+static inline dfm_test_tets dfm_test_make_slope_cube(float th) {
+    const float lo[3] = {-0.03f, -0.03f, 0.002f}, hi[3] = {0.03f, 0.03f, 0.062f};
+    dfm_test_tets box = dfm_test_make_tet_box(6, lo, hi);
+    float* p = box.positions;
+    for (int32_t i = 0; i < box.vertex_count; ++i) {
+        float y = p[3 * i + 1], z = p[3 * i + 2];
+        p[3 * i + 1] = cosf(th) * y - sinf(th) * z;
+        p[3 * i + 2] = sinf(th) * y + cosf(th) * z;
+    }
+    return box;
+}
+
 /// Lowest and highest z of a body's vertices.
 static inline void dfm_test_z_range(dfm_world* w, dfm_body_id id, int32_t n, float* zmin, float* zmax) {
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)n);
