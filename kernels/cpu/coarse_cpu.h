@@ -120,6 +120,10 @@ typedef struct dfm_cpu_coarse {
     float* slot_weight;          ///< Per slot: the hat function's weight (a particle's weights sum to 1).
     double* band;                ///< Lower band of every body's matrix, then its Cholesky factor (row-major rows).
     double* band_elements;       ///< The elements' part of `band` (this advance's assembly), same layout.
+    int32_t* pair_first;         ///< particle_count + 1: each particle i's first fine pair (i, j), j >= i.
+    int32_t* pair_other;         ///< Per fine pair: j (the particles sharing an element with i, and i itself).
+    double* pair_h;              ///< Per fine pair: 9, the elements' summed (i, j) Hessian block (row i, column j;
+                                 ///< N/m), projected to the band once per pair (session 15).
     double* rhs;                 ///< 3 per coarse node: P^T f, then the coarse step (m).
     float* force;                ///< 3 per particle: the local force at the iterate (N).
     float* contact_trace;        ///< Per particle: trace of its contact Hessian when the matrix was assembled (N/m).
