@@ -673,12 +673,9 @@ int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, c
 }
 
 int dfm_cuda_contacts_patch_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, uint8_t* particle_slides,
-                                     cudaStream_t st, char* err, size_t err_size) {
+                                     int serial, cudaStream_t st, char* err, size_t err_size) {
     DFM_CUDA_TRY(cudaMemsetAsync(c->node_body_friction, 0, 9 * (size_t)c->capacity * sizeof(float), st));
-    /* DFM_CUDA_PATCH_SERIAL=1: the one-thread-per-body reference (read per call, so that one
-     * process can A/B worlds; a captured graph keeps the path it was captured with) */
-    const char* serial = getenv("DFM_CUDA_PATCH_SERIAL");
-    if (a->body_count > 0 && serial && strcmp(serial, "1") == 0)
+    if (a->body_count > 0 && serial)
         patch_friction_kernel<<<blocks_for(a->body_count), BLOCK, 0, st>>>(
             a->view, a->vbd, a->body_offsets, a->body_count, c->node_body_friction, particle_slides);
     else if (a->body_count > 0)

@@ -108,11 +108,12 @@ int dfm_cuda_contacts_scatter(dfm_cuda_contacts* c, const dfm_cuda_advance* a, c
                               int32_t count, int32_t color, cudaStream_t st, char* err, size_t err_size);
 
 /// Coulomb's decision per contact patch of every free body (contact_patch_friction.h; one block
-/// per body, contacts_patch_block.cuh: the CPU's math, not its bits; DFM_CUDA_PATCH_SERIAL=1 in
-/// the environment: one thread per body, serial, the CPU's bits), before the friction projection; writes
-/// `particle_slides` (a->view.particle_slides must be the same array for the projection).
+/// per body, contacts_patch_block.cuh: the CPU's math, not its bits; `serial` 1, from
+/// DFM_CUDA_PATCH_SERIAL=1 at backend creation: one thread per body, serial, the CPU's bits),
+/// before the friction projection; writes `particle_slides` (a->view.particle_slides must be the
+/// same array for the projection).
 int dfm_cuda_contacts_patch_friction(dfm_cuda_contacts* c, const dfm_cuda_advance* a, uint8_t* particle_slides,
-                                     cudaStream_t st, char* err, size_t err_size);
+                                     int serial, cudaStream_t st, char* err, size_t err_size);
 
 /// Adds the patch decision's node forces to the projection's (after the projection).
 int dfm_cuda_contacts_patch_friction_attribute(dfm_cuda_contacts* c, const dfm_cuda_advance* a, cudaStream_t st,

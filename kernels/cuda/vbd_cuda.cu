@@ -66,6 +66,7 @@ struct dfm_cuda_backend {
     int32_t tri_count, tet_count; ///< Elements of the model (the view carries only edge_count).
     /* The per-body sweep (solve_body_sweep_kernel; issue 15, first slice). */
     int32_t body_sweep;          ///< 1: small bodies' sweeps run one block per body (DFM_CUDA_BODY_SWEEP).
+    int32_t patch_serial;        ///< 1: the patch decision's one-thread-per-body reference (DFM_CUDA_PATCH_SERIAL).
     int32_t sweep_block;         ///< Threads per block of the sweep (DFM_CUDA_SWEEP_BLOCK, default 512).
     int32_t sweep_max_particles; ///< Largest body the sweep takes (DFM_CUDA_SWEEP_MAX, default 4096).
     int32_t* body_color_ranges;  ///< Device, 2 per body and color: first index into color_particles, count.
@@ -636,6 +637,14 @@ extern "C" int dfm_cuda_backend_create(int device, void* stream, dfm_cuda_backen
             free(b);
             return r;
         }
+        /* the patch decision's serial reference (A/B of contacts_patch_block.cuh), read per world */
+        const char* ps = getenv("DFM_CUDA_PATCH_SERIAL");
+        if (ps && strcmp(ps, "0") != 0 && strcmp(ps, "1") != 0) {
+            snprintf(err, err_size, "DFM_CUDA_PATCH_SERIAL=%s: must be 0 or 1", ps);
+            free(b);
+            return DFM_ERROR_INVALID_VALUE;
+        }
+        b->patch_serial = ps && strcmp(ps, "1") == 0;
     }
     if (stream) {
         b->stream = (cudaStream_t)stream;
@@ -1253,8 +1262,8 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             const int patch = !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
             if (patch) {
                 a.view.particle_slides = b->particle_slides;
-                TIMED(DFM_PHASE_FRICTION,
-                      dfm_cuda_contacts_patch_friction(c, &a, b->particle_slides, b->stream, err, err_size));
+                TIMED(DFM_PHASE_FRICTION, dfm_cuda_contacts_patch_friction(c, &a, b->particle_slides, b->patch_serial,
+                                                                           b->stream, err, err_size));
             }
             if (!(flags & DFM_DISABLE_STATIC_FRICTION))
                 for (int32_t col = 0; col < b->color_count; ++col) {
