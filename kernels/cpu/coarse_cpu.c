@@ -169,24 +169,16 @@ static int32_t build_body(const dfm_vbd_view* v, int32_t p0, int32_t p1, int32_t
     return used;
 }
 
-/// Appends to out[*count] the corners >= i of the elements incident to particle i (with
-/// repeats); returns 0 when cap would be exceeded.
-static int pair_candidates(const dfm_vbd_view* v, int32_t i, int32_t* out, int32_t* count, int32_t cap) {
-    for (int32_t k = v->v_tri_offsets[i]; k < v->v_tri_offsets[i + 1]; ++k)
-        for (int c = 0; c < 3; ++c) {
-            const int32_t j = v->tris[3 * v->v_tri_items[2 * k] + c];
-            if (j < i) continue;
-            if (*count == cap) return 0;
-            out[(*count)++] = j;
+/// Appends to out[*count] the corners >= i of particle i's incident elements of one kind (items /
+/// offsets: the view's per-particle incidence, corners: nc per element), with repeats; the caller
+/// sized out for every incident corner.
+static void pair_candidates(const int32_t* offsets, const int32_t* items, const int32_t* corners, int nc, int32_t i,
+                            int32_t* out, int32_t* count) {
+    for (int32_t k = offsets[i]; k < offsets[i + 1]; ++k)
+        for (int c = 0; c < nc; ++c) {
+            const int32_t j = corners[nc * items[2 * k] + c];
+            if (j >= i) out[(*count)++] = j;
         }
-    for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
-        for (int c = 0; c < 4; ++c) {
-            const int32_t j = v->tets[4 * v->v_tet_items[2 * k] + c];
-            if (j < i) continue;
-            if (*count == cap) return 0;
-            out[(*count)++] = j;
-        }
-    return 1;
 }
 
 static int cmp_i32(const void* a, const void* b) {
@@ -216,7 +208,8 @@ static int build_pairs(dfm_cpu_coarse* L, const dfm_vbd_view* v) {
         for (int32_t i = 0; i < n; ++i) {
             int32_t count = 0;
             tmp[count++] = i;
-            (void)pair_candidates(v, i, tmp, &count, cap);
+            pair_candidates(v->v_tri_offsets, v->v_tri_items, v->tris, 3, i, tmp, &count);
+            pair_candidates(v->v_tet_offsets, v->v_tet_items, v->tets, 4, i, tmp, &count);
             qsort(tmp, (size_t)count, sizeof(int32_t), cmp_i32);
             int32_t u = 0;
             for (int32_t q = 0; q < count; ++q)
