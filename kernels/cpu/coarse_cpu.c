@@ -20,6 +20,7 @@
 
 #include "membrane_psd.h"
 #include "tet_hessian.h"
+#include "vbd_bending.h"
 #include "vbd_cpu.h"
 #include "vbd_particle.h"
 #include "vbd_simd.h"
@@ -50,6 +51,7 @@ void dfm_cpu_coarse_free(dfm_cpu_coarse* L) {
     free(L->hp);
     free(L->ktri);
     free(L->ktet);
+    free(L->kedge);
     free(L->ftri);
     free(L->ftet);
     free(L->pcg);
@@ -181,6 +183,11 @@ static void pair_candidates(const int32_t* offsets, const int32_t* items, const 
         }
 }
 
+/// Particle i's incident bending edges (hinges) in the view's adjacency (0 without one).
+static int32_t hinges_of(const dfm_vbd_view* v, int32_t i) {
+    return v->v_edge_offsets ? v->v_edge_offsets[i + 1] - v->v_edge_offsets[i] : 0;
+}
+
 static int cmp_i32(const void* a, const void* b) {
     const int32_t x = *(const int32_t*)a, y = *(const int32_t*)b;
     return (x > y) - (x < y);
@@ -193,7 +200,7 @@ static int build_pairs(dfm_cpu_coarse* L, const dfm_vbd_view* v) {
     int32_t cap = 1;
     for (int32_t i = 0; i < n; ++i) {
         const int32_t c = 1 + 3 * (v->v_tri_offsets[i + 1] - v->v_tri_offsets[i]) +
-                          4 * (v->v_tet_offsets[i + 1] - v->v_tet_offsets[i]);
+                          4 * (v->v_tet_offsets[i + 1] - v->v_tet_offsets[i]) + 4 * hinges_of(v, i);
         if (c > cap) cap = c;
     }
     int32_t* tmp = (int32_t*)malloc(sizeof(int32_t) * (size_t)cap);
@@ -210,6 +217,8 @@ static int build_pairs(dfm_cpu_coarse* L, const dfm_vbd_view* v) {
             tmp[count++] = i;
             pair_candidates(v->v_tri_offsets, v->v_tri_items, v->tris, 3, i, tmp, &count);
             pair_candidates(v->v_tet_offsets, v->v_tet_items, v->tets, 4, i, tmp, &count);
+            if (DFM_COARSE_BENDING && v->v_edge_offsets)
+                pair_candidates(v->v_edge_offsets, v->v_edge_items, v->edges, 4, i, tmp, &count);
             qsort(tmp, (size_t)count, sizeof(int32_t), cmp_i32);
             int32_t u = 0;
             for (int32_t q = 0; q < count; ++q)
@@ -303,6 +312,10 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
                 for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
                     for (int c = 0; c < 4; ++c)
                         spread = pair_spread(L, i, v->tets[4 * v->v_tet_items[2 * k] + c], spread);
+                for (int32_t k = 0; DFM_COARSE_BENDING && k < hinges_of(v, i); ++k)
+                    for (int c = 0; c < 4; ++c)
+                        spread = pair_spread(L, i, v->edges[4 * v->v_edge_items[2 * (v->v_edge_offsets[i] + k)] + c],
+                                             spread);
             }
             const int32_t m = 3 * (L->node_first[b + 1] - L->node_first[b]);
             int32_t bw = DFM_COARSE_FULL_BAND ? m - 1 : 3 * spread + 2;
@@ -327,10 +340,11 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
         L->hp = (float*)malloc(sizeof(float) * 9 * ((size_t)n + 1));
         L->ktri = (float*)malloc(sizeof(float) * 81 * ((size_t)nt + 1));
         L->ktet = (float*)malloc(sizeof(float) * 144 * ((size_t)ne + 1));
+        L->kedge = (float*)malloc(sizeof(float) * 144 * ((size_t)v->edge_count + 1));
         L->pcg = (double*)malloc(sizeof(double) * (12 * ((size_t)total + 1) + 6 * ((size_t)n + 1)));
         L->ftri = (float*)malloc(sizeof(float) * 6 * ((size_t)nt + 1));
         L->ftet = (float*)malloc(sizeof(float) * 9 * ((size_t)ne + 1));
-        ok = L->hp && L->ktri && L->ktet && L->pcg && L->ftri && L->ftet;
+        ok = L->hp && L->ktri && L->ktet && L->kedge && L->pcg && L->ftri && L->ftet;
     }
     free(node8);
     free(w8);
@@ -506,6 +520,38 @@ static int tet_hessian(const dfm_vbd_view* v, int32_t t, dfm_m33 K[4][4]) {
     return kind != 0;
 }
 
+/// Hinge e's bending Hessian blocks at the iterate, the sweeps' Gauss-Newton form as a whole 12x12:
+/// K[a][b] = (k + kd L0 / h) g_a g_b^T, g the angle gradient (vbd_bending.h; the damping term where
+/// the sweeps add it: a hinge not degenerate at the advance's start); returns 0 for a degenerate
+/// hinge or one without stiffness (K untouched).
+static int hinge_hessian(const dfm_vbd_view* v, int32_t e, dfm_m33 K[4][4]) {
+    const float* mat = v->edge_material + 2 * e;
+    float coef[2];
+    if (v->edge_coef)
+        coef[0] = v->edge_coef[2 * e], coef[1] = v->edge_coef[2 * e + 1];
+    else
+        dfm_bending_coef(v->edge_rest_length[e], mat[0], mat[1], v->h, coef);
+    float hc = coef[0];
+    if (coef[1] != 0.0f && !(v->edge_start_angle && isnan(v->edge_start_angle[e]))) hc += coef[1];
+    if (!(hc > 0.0f)) return 0;
+    dfm_v3 x[4], g[4];
+    for (int c = 0; c < 4; ++c) x[c] = dfm_v3_load(v->x + 3 * v->edges[4 * e + c]);
+    float th;
+    if (!dfm_bending_geom_(x, &th, g)) return 0;
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) K[a][b] = dfm_m33_add_outer(dfm_m33_zero(), g[a], g[b], hc);
+    return 1;
+}
+
+/// Hinge e's Hessian (hinge_hessian) into the band (DFM_COARSE_BENDING).
+static void assemble_hinge(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t e, double* band, int32_t bw,
+                           int32_t nf) {
+    dfm_m33 K[4][4];
+    const int stiff = hinge_hessian(v, e, K);
+    assemble_blocks(L, v, v->edges + 4 * e, 4, &K[0][0], stiff, L->kedge ? L->kedge + 144 * (size_t)e : NULL, band, bw,
+                    nf);
+}
+
 /// Tet t's Hessian (tet_hessian) into the band.
 static void assemble_tet(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t t, double* band, int32_t bw,
                          int32_t nf) {
@@ -535,25 +581,38 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
                 if (v->v_tri_items[2 * k + 1] == 0) assemble_tri(L, v, v->v_tri_items[2 * k], el, bw, nf);
             for (int32_t k = v->v_tet_offsets[i]; k < v->v_tet_offsets[i + 1]; ++k)
                 if (v->v_tet_items[2 * k + 1] == 0) assemble_tet(L, v, v->v_tet_items[2 * k], el, bw, nf);
+            for (int32_t k = 0; DFM_COARSE_BENDING && k < hinges_of(v, i); ++k) {
+                const int32_t q = v->v_edge_offsets[i] + k;
+                if (v->v_edge_items[2 * q + 1] == 0) assemble_hinge(L, v, v->v_edge_items[2 * q], el, bw, nf);
+            }
         }
         flush_pairs(L, v, p0, p1, el, bw, nf);
     }
-    memcpy(band, el, sizeof(double) * size);
-    for (int32_t i = p0; i < p1; ++i) {
-        if (v->mode[i] != 0) continue;
-        dfm_v3 fc;
-        dfm_m33 Hc, Hp;
-        if (cc && cc->gather)
-            dfm_cpu_contact_terms(v, cc, i, &fc, &Hc);
-        else
-            fc = dfm_v3_zero(), Hc = dfm_m33_zero();
-        L->contact_trace[i] = dfm_m33_trace(Hc);
-        dfm_vbd_particle_base(v, i, fc, Hc, &fc, &Hp);
-        if (L->hp) memcpy(L->hp + 9 * (size_t)i, &Hp.m[0][0], sizeof(float) * 9); /* coarse_apply */
-        add_pair(L, band, bw, nf, i, i, &Hp);
-    }
     ++L->factorizations;
-    if (dfm_cpu_band_cholesky(band, m, bw)) return 1;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        memcpy(band, el, sizeof(double) * size);
+        for (int32_t i = p0; i < p1; ++i) {
+            if (v->mode[i] != 0) continue;
+            dfm_v3 fc;
+            dfm_m33 Hc, Hp;
+            if (cc && cc->gather)
+                dfm_cpu_contact_terms(v, cc, i, &fc, &Hc);
+            else
+                fc = dfm_v3_zero(), Hc = dfm_m33_zero();
+            L->contact_trace[i] = dfm_m33_trace(Hc);
+            dfm_vbd_particle_base(v, i, fc, Hc, &fc, &Hp);
+            if (L->hp) memcpy(L->hp + 9 * (size_t)i, &Hp.m[0][0], sizeof(float) * 9); /* coarse_apply */
+            add_pair(L, band, bw, nf, i, i, &Hp);
+        }
+        if (attempt == 1) { /* the retry: shifted by DFM_COARSE_NULL_SHIFT of the largest diagonal entry */
+            double top = 0.0;
+            for (int32_t r = 0; r < m; ++r) top = fmax(top, band[(size_t)r * (size_t)(bw + 1) + (size_t)bw]);
+            for (int32_t r = 0; r < m; ++r)
+                band[(size_t)r * (size_t)(bw + 1) + (size_t)bw] += DFM_COARSE_NULL_SHIFT * top;
+            ++L->shifted;
+        }
+        if (dfm_cpu_band_cholesky(band, m, bw)) return 1;
+    }
     ++L->failed;
     return 0;
 }
@@ -591,6 +650,19 @@ static int64_t store_element_hessians(dfm_cpu_coarse* L, const dfm_vbd_view* v, 
             dfm_m33 K[4][4];
             float* out = L->ktet + 144 * (size_t)t;
             if (!tet_hessian(v, t, K)) {
+                memset(out, 0, sizeof(float) * 144);
+                continue;
+            }
+            for (int a = 0; a < 4; ++a)
+                for (int c = 0; c < 4; ++c) memcpy(out + 9 * (4 * a + c), &K[a][c].m[0][0], sizeof(float) * 9);
+        }
+        for (int32_t k = 0; DFM_COARSE_BENDING && k < hinges_of(v, i); ++k) {
+            const int32_t q = v->v_edge_offsets[i] + k;
+            if (v->v_edge_items[2 * q + 1] != 0) continue;
+            const int32_t e = v->v_edge_items[2 * q];
+            dfm_m33 K[4][4];
+            float* out = L->kedge + 144 * (size_t)e;
+            if (!hinge_hessian(v, e, K)) { /* rank one and cheap: every hinge, no moved() test */
                 memset(out, 0, sizeof(float) * 144);
                 continue;
             }
@@ -655,6 +727,12 @@ static void coarse_apply(const dfm_cpu_coarse* L, const dfm_vbd_view* v, int32_t
                 const int32_t t = v->v_tet_items[2 * k];
                 element_apply(v, v->tets + 4 * (size_t)t, 4, L->ktet + 144 * (size_t)t, work, p0);
             }
+        for (int32_t k = 0; DFM_COARSE_BENDING && k < hinges_of(v, i); ++k) {
+            const int32_t it = v->v_edge_offsets[i] + k;
+            if (v->v_edge_items[2 * it + 1] != 0) continue;
+            const int32_t e = v->v_edge_items[2 * it];
+            element_apply(v, v->edges + 4 * (size_t)e, 4, L->kedge + 144 * (size_t)e, work, p0);
+        }
     }
     memset(q, 0, sizeof(double) * (size_t)m);
     for (int32_t i = p0; i < p1; ++i) {

@@ -6,7 +6,8 @@
 /// matrix is the Galerkin product P^T H P of inertia, drag, the contacts' per-particle Hessians,
 /// each triangle's exact membrane Hessian projected to PSD per element (membrane_psd.h) and each
 /// tet's Hessian (tet_hessian.h: exact, its stress term scaled down where that keeps it PSD; the
-/// Gauss-Newton form until session 15); bending is left out.
+/// Gauss-Newton form until session 15) and, since session 16, each hinge's Gauss-Newton bending
+/// Hessian (DFM_COARSE_BENDING).
 ///
 /// Session 13 (the default, DFM_COARSE_PCG 1): the matrix is assembled and factored (banded
 /// Cholesky) at the first correction of every DFM_COARSE_REFACTOR_ADVANCES-th advance and solved
@@ -103,6 +104,24 @@ struct dfm_cpu_simd;
 #define DFM_COARSE_ELEMENT_TOL 0.03f
 #endif
 
+/// 1: the coarse matrix has the hinges' bending Hessians (the sweeps' Gauss-Newton form, whole
+/// 12 x 12 per hinge; session 16); 0: bending left out (sessions 9-15: a folded strip then did not
+/// refold with the feature, docs/physics.md; for measurement).
+#ifndef DFM_COARSE_BENDING
+#define DFM_COARSE_BENDING 1
+#endif
+
+/// A body's coarse matrix whose Cholesky factorisation fails is assembled again with this fraction of
+/// its largest diagonal entry added to the diagonal, and factored once more. The trilinear basis
+/// restricted to a flat body that is not axis-aligned (a cloth folded at 60 degrees, a tilted sheet)
+/// is linearly dependent: P^T M P is singular however stiff the elements, and every factorisation of
+/// such a body failed, so it never took a correction (session 16, test_bending_rest). A right side
+/// P^T f has no part along P's null space, so the shift changes only that part of the step, which
+/// P maps to zero on the particles. Matrices that are indefinite still fail.
+#ifndef DFM_COARSE_NULL_SHIFT
+#define DFM_COARSE_NULL_SHIFT 1e-9
+#endif
+
 /// The coarse level of a world: prolongation P per particle (CSR of coarse node and weight) and
 /// each body's banded coarse matrix. Built from the positions of the first step after each model
 /// rebuild; owned by the world (dfm_cpu_coarse_free).
@@ -132,6 +151,7 @@ typedef struct dfm_cpu_coarse {
     int64_t corrections;         ///< Corrections applied since the level was built (all bodies).
     int64_t factorizations;      ///< Coarse matrices assembled and factored.
     int64_t failed;              ///< Factorizations refused (not SPD): those bodies skipped that advance.
+    int64_t shifted;             ///< Factorizations retried with DFM_COARSE_NULL_SHIFT (a singular basis).
     int64_t contact_refresh;     ///< Of the factorizations, those redone within an advance because a contact changed.
     int64_t
         residual_refresh; ///< ... and those redone because the coarse residual |P^T f| grew since the last correction.
@@ -141,6 +161,7 @@ typedef struct dfm_cpu_coarse {
     float* hp;            ///< DFM_COARSE_PCG: 9 per particle, inertia + drag + contact Hessian (N/m).
     float* ktri;          ///< DFM_COARSE_PCG: 81 per triangle, its projected Hessian blocks K[a][b] (N/m).
     float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Hessian blocks (tet_hessian.h; N/m).
+    float* kedge;         ///< DFM_COARSE_PCG: 144 per bending edge, its hinge's Hessian blocks (N/m).
     double* pcg;          ///< DFM_COARSE_PCG: 4 coarse vectors (3 per node each) and 6 per particle of work.
     int64_t pcg_iterations;  ///< Matrix-free PCG iterations run (all bodies).
     int64_t advances;        ///< Advances (first corrections) since the level was built.
