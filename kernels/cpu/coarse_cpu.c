@@ -543,7 +543,7 @@ static int assemble_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_cpu
         if (v->mode[i] != 0) continue;
         dfm_v3 fc;
         dfm_m33 Hc, Hp;
-        if (dfm_cpu_contacts_have_terms(cc))
+        if (cc && cc->gather)
             dfm_cpu_contact_terms(v, cc, i, &fc, &Hc);
         else
             fc = dfm_v3_zero(), Hc = dfm_m33_zero();
@@ -741,7 +741,7 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
             if (v->mode[i] != 0) continue;
             dfm_v3 f;
             dfm_m33 H;
-            if (dfm_cpu_contacts_have_terms(cc))
+            if (cc && cc->gather)
                 dfm_cpu_contact_terms(v, cc, i, &f, &H);
             else
                 f = dfm_v3_zero(), H = dfm_m33_zero();

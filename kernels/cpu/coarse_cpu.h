@@ -164,8 +164,7 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* level, const dfm_vbd_view* view, int6
 /// One coarse correction of every body's iterate (view->d and view->x updated). `first`: the
 /// advance's first correction, which assembles and factors the coarse matrices (every correction
 /// does with DFM_COARSE_REASSEMBLE). `contacts` may be NULL; with the legacy scatter
-/// (contacts->gather 0) the contacts stay out of the coarse problem, unless contacts->acc_complete
-/// (the CUDA backend's downloaded terms, kernels/cuda/coarse_cuda.h). `simd` (NULL = scalar) forms
+/// (contacts->gather 0) the contacts stay out of the coarse problem. `simd` (NULL = scalar) forms
 /// the particles' elastic forces in the lanes (dfm_cpu_simd_need, bitwise the scalar path), on up
 /// to `threads` workers.
 void dfm_cpu_coarse_correct(dfm_cpu_coarse* level, const dfm_vbd_view* view, const dfm_cpu_contacts* contacts,

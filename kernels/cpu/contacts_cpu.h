@@ -14,9 +14,6 @@ typedef struct dfm_cpu_contacts {
     const int32_t* particle_color; ///< Color of each particle (scatter path).
     float* acc_f;                  ///< Scatter accumulators: 3 per particle.
     float* acc_H;                  ///< 9 per particle.
-    int acc_complete;              ///< With gather 0: 1 when acc_f / acc_H hold every particle's terms at the
-                                   ///< current iterate (the CUDA coarse correction's download, coarse_cuda.h), which
-                                   ///< the coarse correction then reads; 0: the scatter's, filled per color.
     float* guess_normal;           ///< 3 per particle: contact normal for the initial guess (written by detection).
     float* guess_gap;              ///< Per particle: distance to contact along guess_normal (m, >= 0).
     float* record_force;           ///< Scratch, 3 per record: force at the final iterate.
@@ -57,12 +54,6 @@ typedef struct dfm_cpu_contacts {
     const struct dfm_cpu_simd* simd;   ///< The advance's lane layout (vbd_simd.h; set by dfm_cpu_vbd_advance): the
                                        ///< finalize's residual pass W particles at a time; NULL = scalar.
 } dfm_cpu_contacts;
-
-/// Whether dfm_cpu_contact_terms gives particle i's contact terms at the current iterate for any
-/// i (the gather, or complete accumulators), as the coarse correction needs (coarse_cpu.c).
-static inline int dfm_cpu_contacts_have_terms(const dfm_cpu_contacts* cc) {
-    return cc && (cc->gather || cc->acc_complete);
-}
 
 /// Detection over all candidates (serial, so records come out in candidate order). Every detection
 /// function returns its work units (contact_detect.h: one per candidate plus one per SDF

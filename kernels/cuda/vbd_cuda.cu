@@ -15,8 +15,8 @@
 /// - solve_body_sweep_kernel (DFM_CUDA_BODY_SWEEP=1): its own review below;
 ///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh;
 ///   solve_body_resident_kernel (=3, element data staged too): vbd_cuda_sweep_resident.cuh.
-/// - coarse_contact_terms_kernel (DFM_FEATURE_COARSE_CORRECTION, host-assisted): its review in
-///   coarse_cuda.cu.
+/// - DFM_FEATURE_COARSE_CORRECTION adds no kernel: its host-assisted first slice runs the CPU's
+///   coarse code between the sweeps (coarse_cuda.h).
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -115,7 +115,7 @@ struct dfm_cuda_backend {
     dfm_step_key graph_key;     ///< Step settings the graph was captured with.
     dfm_cuda_dc deform;         ///< Deformable-deformable contact (generation -1: none uploaded).
     int64_t deform_dropped;     ///< Deformable candidates dropped by the current step's advances.
-    dfm_cuda_coarse coarse;     ///< The host-assisted coarse correction's buffers (particle_count 0: none).
+    dfm_cuda_coarse coarse;     ///< The host-assisted coarse correction's mirrors (particle_count 0: none).
     /* The shared sweeps' tiers and the resident sweep (DFM_CUDA_BODY_SWEEP=3; vbd_cuda_sweep_resident.cuh). */
     unsigned long long* sweep_runs;       ///< Device, DFM_SWEEP_TIERS: blocks run per tier since the upload.
     dfm_sweep_resident_body* sweep_plans; ///< Device, per body: the slices its staging copies.
@@ -1175,8 +1175,11 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     const int coupled = contacts && d->host_body_count > 0; /* b->hosts sized for them (dfm_cuda_backend_step) */
     dfm_cpu_dc* deform = d->deform;     /* host state of deformable contact (eager steps only), or NULL */
     dfm_cpu_coarse* coarse = d->coarse; /* host coarse level (eager steps only), or NULL */
+    /* the coarse correction gathers with the patch decision's sliding flags, as the CPU's step.c
+     * (zeroed at the step's start there, then each advance's decision read by the next one's) */
+    const int coarse_slides = coarse && contacts && !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
-    if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
+    if (body_solve || coarse_slides) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
     if (v.tri_coef || v.edge_coef || v.tet_coef) {
         const int32_t k = b->tri_count > v.edge_count ? b->tri_count : v.edge_count;
         const int32_t ke = k > b->tet_count ? k : b->tet_count;
@@ -1259,10 +1262,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                     TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
             }
             if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_translate(b, a, contacts, err, err_size));
-            if (coarse && it < d->iterations - 1) /* after every sweep but the last, as vbd_cpu.c */
-                TIMED(DFM_PHASE_SOLVE, dfm_cuda_coarse_correct(&b->coarse, coarse, d->coarse_model, a.vbd,
-                                                               mode == SOLVE_GATHER ? &a.view : NULL, it == 0,
-                                                               b->stream, err, err_size));
+            if (coarse && it < d->iterations - 1) { /* after every sweep but the last, as vbd_cpu.c */
+                dfm_contact_view cv = a.view;
+                if (coarse_slides) cv.particle_slides = b->particle_slides;
+                TIMED(DFM_PHASE_SOLVE,
+                      dfm_cuda_coarse_correct(&b->coarse, coarse, d->coarse_model, a.vbd,
+                                              mode == SOLVE_GATHER ? &cv : NULL, it == 0, b->stream, err, err_size));
+            }
             if (coupled)
                 TIMED(DFM_PHASE_SOLVE,
                       dfm_cuda_host_bodies_solve(&b->hosts, a.view, a.vbd.d, v.h, b->stream, err, err_size));
@@ -1385,7 +1391,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
         return DFM_ERROR_INVALID_STATE;
     }
     if (d->coarse) { /* sized outside any capture (the step runs eagerly with it anyway) */
-        int r = dfm_cuda_coarse_reserve(&b->coarse, v.particle_count, err, err_size);
+        int r = dfm_cuda_coarse_reserve(&b->coarse, v.particle_count, c->shape_count > 0 ? c->capacity : 0,
+                                        c->shape_count, err, err_size);
         if (r) return r;
     }
     if (c->shape_count > 0 && d->deterministic && !c->deterministic) {
@@ -1570,7 +1577,7 @@ extern "C" int dfm_cuda_backend_phase_times(const dfm_cuda_backend* b, float out
 }
 
 extern "C" int64_t dfm_cuda_backend_device_bytes(const dfm_cuda_backend* b) {
-    return b->model_bytes + b->contacts.device_bytes + b->deform.device_bytes + b->coarse.device_bytes;
+    return b->model_bytes + b->contacts.device_bytes + b->deform.device_bytes;
 }
 
 extern "C" int dfm_cuda_backend_sweep_info(dfm_cuda_backend* b, int32_t body, dfm_cuda_sweep_info* out, char* err,
