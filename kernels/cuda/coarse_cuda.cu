@@ -106,9 +106,9 @@ int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const df
     if (c && first) { /* the advance's lists and record count (the records after it is known) */
         DFM_CUDA_TRY(cudaMemcpyAsync(co->head, c->head, (size_t)n * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
         DFM_CUDA_TRY(cudaMemcpyAsync(co->count, c->count, sizeof(int32_t), cudaMemcpyDeviceToHost, st));
-        if (c->particle_slides)
-            DFM_CUDA_TRY(cudaMemcpyAsync(co->slides, c->particle_slides, (size_t)n, cudaMemcpyDeviceToHost, st));
     }
+    if (c && c->particle_slides) /* every correction: the body-level solve decides them after every sweep */
+        DFM_CUDA_TRY(cudaMemcpyAsync(co->slides, c->particle_slides, (size_t)n, cudaMemcpyDeviceToHost, st));
     if (c && !first && c->penalty_beta > 0.0f && co->active > 0) /* the AVBD ramp moved them since */
         DFM_CUDA_TRY(cudaMemcpyAsync(co->rec.penalty, c->rec.penalty, (size_t)co->active * sizeof(float),
                                      cudaMemcpyDeviceToHost, st));

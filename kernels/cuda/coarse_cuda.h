@@ -15,9 +15,10 @@
 /// evaluation at the downloaded iterate and only the sweep's force law.
 ///
 /// Cost (n particles, r active records, S shapes; predicted, not measured): per correction 24
-/// bytes per particle down (x, d), 24 up (d, x) and S shape records down (a coupled host body
-/// moves its shapes between the sweeps); at an advance's first correction also x_prev and y (24
-/// bytes per particle), the lists' heads (4 per particle) and sliding flags (1), then, after a
+/// bytes per particle down (x, d), 24 up (d, x), the sliding flags (1 per particle, when there are
+/// any) and S shape records down (a coupled host body moves its shapes between the sweeps); at an
+/// advance's first correction also x_prev and y (24 bytes per particle), the lists' heads (4 per
+/// particle), then, after a
 /// second synchronization that reads the record count, the r records (68 bytes each) and their
 /// list links (12 each); with the AVBD ramp the r penalties (4 bytes each) at every later
 /// correction. Synchronizations: iterations (first correction two, the others one) per advance.
