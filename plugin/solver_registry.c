@@ -362,11 +362,6 @@ dfm_result dfm_world_set_solver(dfm_world* w, const char* name, int32_t backend)
                         "solver %s/%s: the world has deformable-deformable contact (deformable_contact_radius %g m), "
                         "which only vbd (cpu and cuda) implements (issue 16)",
                         name, backend_name(backend), (double)w->def.deformable_contact_radius);
-    if (backend == DFM_BACKEND_CUDA && (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION))
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
-                        "solver %s/cuda: the world has DFM_FEATURE_COARSE_CORRECTION, which runs on the CPU backend "
-                        "only; the world stays on %s",
-                        name, backend_name(cur_backend));
     dfm_world_solver* cur = w->solver;
     if (cur->index == index && cur_backend == backend) {
         dfm_log(w, DFM_LOG_INFO, "solver %s/%s is already in use", name, backend_name(backend));

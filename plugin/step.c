@@ -100,9 +100,7 @@ dfm_result dfm_step_scratch(dfm_world* w, int32_t substeps, int32_t shapes, int3
     return DFM_OK;
 }
 
-/// The coarse level of the two-level solve (DFM_FEATURE_COARSE_CORRECTION, coarse_cpu.h), built
-/// for this model and its vertex modes from the current positions (kept while they do not change).
-static dfm_result coarse_level(dfm_world* w, const dfm_vbd_view* view, struct dfm_cpu_coarse** out) {
+dfm_result dfm_step_coarse_level(dfm_world* w, const dfm_vbd_view* view, struct dfm_cpu_coarse** out) {
     if (!w->coarse) {
         w->coarse = (dfm_cpu_coarse*)calloc(1, sizeof(dfm_cpu_coarse));
         if (!w->coarse) return dfm_fail(w, DFM_ERROR_OUT_OF_HOST_MEMORY, "out of host memory for the coarse level");
@@ -332,7 +330,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     }
     struct dfm_cpu_coarse* coarse = NULL;
     if (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION) {
-        r = coarse_level(w, &view, &coarse);
+        r = dfm_step_coarse_level(w, &view, &coarse);
         if (r != DFM_OK) return r;
         cview.flags |= DFM_CONTACT_SHEET_NORMALS; /* contact_view.h */
     }

@@ -28,6 +28,12 @@ void dfm_step_finish_contacts(dfm_world* world, float dt, const double* impulses
 /// DFM_ERROR_OUT_OF_HOST_MEMORY (logged) when growing fails.
 dfm_result dfm_step_scratch(dfm_world* world, int32_t substeps, int32_t shapes, int32_t** emitted, double** impulses);
 
+/// The coarse level of the two-level solve (DFM_FEATURE_COARSE_CORRECTION, kernels/cpu/coarse_cpu.h)
+/// in world->coarse, built for this model and its vertex modes from the host positions of `view`
+/// (kept while they do not change; either backend). Returns DFM_ERROR_OUT_OF_HOST_MEMORY (logged)
+/// when it cannot be built.
+dfm_result dfm_step_coarse_level(dfm_world* world, const dfm_vbd_view* view, struct dfm_cpu_coarse** out);
+
 /// Runs one step on the CUDA backend (model, state and contact candidates uploaded when they
 /// changed; one graph launch), then reads the contact results back.
 dfm_result dfm_step_cuda(dfm_world* world, float dt);

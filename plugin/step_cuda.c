@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coarse_cpu.h"
 #include "error.h"
 #include "host_bodies.h"
 #include "step.h"
@@ -75,6 +76,20 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
         d.deform_generation = w->deform.generation;
         d.host_color_particles = w->model.color_particles;
     }
+    dfm_vbd_view coarse_model; /* the model's host arrays, read by the host's coarse step */
+    if (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION) {
+        /* host-assisted first slice (kernels/cuda/coarse_cuda.h). The level is built from host
+         * positions: current after a model rebuild or a vertex-mode change (both read the state
+         * back first); read back here too when the level is of another model. */
+        if (!w->coarse || w->coarse->generation != w->model_generation) {
+            r = dfm_world_sync_host(w);
+            if (r != DFM_OK) return r;
+        }
+        coarse_model = dfm_world_host_view(w, dt / (float)substeps);
+        r = dfm_step_coarse_level(w, &coarse_model, &d.coarse);
+        if (r != DFM_OK) return r;
+        d.coarse_model = &coarse_model;
+    }
     dfm_cuda_step_results out;
     memset(&out, 0, sizeof(out));
     out.shape_impulse = impulses;
@@ -90,6 +105,12 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
         return dfm_fail(w, (dfm_result)rc, "CUDA step: %s", err);
     }
     w->device_newer = 1;
+    if (out.coarse_corrections > 0 && w->coarse_cuda_corrections == 0)
+        dfm_log(w, DFM_LOG_INFO,
+                "coarse correction on CUDA (host-assisted: the CPU's coarse step between the sweeps, the step without "
+                "a graph): %lld corrections in the first step, %d bodies, %d coarse nodes",
+                (long long)out.coarse_corrections, w->coarse->body_count, w->coarse->node_total);
+    w->coarse_cuda_corrections += out.coarse_corrections;
     /* The device moved kinematic targets into their start; keep the host copy in step. */
     dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     double particle_impulse[3] = {0.0, 0.0, 0.0};

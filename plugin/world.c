@@ -84,10 +84,6 @@ static dfm_result validate_world_def(dfm_world* w, const dfm_world_def* d) {
                         "world_def.deformable_contact_radius > 0 with DFM_FEATURE_BODY_TRANSLATION: the body-level "
                         "translation moves whole bodies past the displacement bound of deformable contact; not "
                         "combined yet");
-    if ((d->feature_flags & DFM_FEATURE_COARSE_CORRECTION) && d->backend == DFM_BACKEND_CUDA)
-        return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
-                        "world_def.feature_flags has DFM_FEATURE_COARSE_CORRECTION with backend CUDA: the two-level "
-                        "solve runs on the CPU backend only (docs/physics.md, session 12)");
     if (d->deformable_contact_radius > 0.0f && (d->feature_flags & DFM_FEATURE_COARSE_CORRECTION))
         return dfm_fail(w, DFM_ERROR_UNSUPPORTED,
                         "world_def.deformable_contact_radius > 0 with DFM_FEATURE_COARSE_CORRECTION: the coarse "
@@ -150,9 +146,6 @@ dfm_result dfm_world_create(uint32_t abi_version, const dfm_world_def* def, dfm_
                 "backend (its CUDA twin is a host-assisted first slice that steps without a graph; ask for "
                 "DFM_BACKEND_CUDA explicitly)",
                 (double)full.deformable_contact_radius);
-    } else if (full.backend == DFM_BACKEND_AUTO && (full.feature_flags & DFM_FEATURE_COARSE_CORRECTION)) {
-        dfm_log(w, DFM_LOG_INFO,
-                "backend AUTO: DFM_FEATURE_COARSE_CORRECTION runs on the CPU only: using the CPU backend");
     } else if (full.backend == DFM_BACKEND_AUTO) {
         int devices = dfm_cuda_device_count();
         if (devices > 0) {

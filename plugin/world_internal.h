@@ -67,7 +67,9 @@ struct dfm_world {
         simd_layout; ///< CPU step scratch: the lane layout of the per-color solve (vbd_simd.h), simd_layout_cap bytes.
     size_t simd_layout_cap;
     struct dfm_cpu_coarse*
-        coarse; ///< CPU: the coarse level of DFM_FEATURE_COARSE_CORRECTION (coarse_cpu.h); NULL until used.
+        coarse; ///< The coarse level of DFM_FEATURE_COARSE_CORRECTION (coarse_cpu.h; both backends); NULL until used.
+    int64_t coarse_cuda_corrections; ///< Coarse corrections run on the CUDA backend (host-assisted, coarse_cuda.h),
+                                     ///< over the world's life (each corrects every body with a coarse space).
     char last_error[512];
     struct dfm_world_solver* solver; ///< Current provider and its ops (never NULL after creation; solver_internal.h).
 };

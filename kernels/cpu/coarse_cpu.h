@@ -33,6 +33,10 @@
 #include "contacts_cpu.h"
 #include "vbd_view.h"
 
+#ifdef __cplusplus
+extern "C" { /* called from the CUDA backend's host-assisted correction (kernels/cuda/coarse_cuda.cu) */
+#endif
+
 struct dfm_cpu_simd;
 
 /// Coarse cell width in mean edge lengths of the body (the mean over its elements' edges at the
@@ -208,5 +212,9 @@ int dfm_cpu_band_cholesky(double* band, int32_t m, int32_t bw);
 
 /// Solves L L^T x = b with the factor of dfm_cpu_band_cholesky, b overwritten by x.
 void dfm_cpu_band_solve(const double* band, int32_t m, int32_t bw, double* b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

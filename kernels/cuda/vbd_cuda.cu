@@ -15,12 +15,15 @@
 /// - solve_body_sweep_kernel (DFM_CUDA_BODY_SWEEP=1): its own review below;
 ///   solve_body_staged_kernel (=2): the review at the top of vbd_cuda_sweep_shared.cuh;
 ///   solve_body_resident_kernel (=3, element data staged too): vbd_cuda_sweep_resident.cuh.
+/// - DFM_FEATURE_COARSE_CORRECTION adds no kernel: its host-assisted first slice runs the CPU's
+///   coarse code between the sweeps (coarse_cuda.h).
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "body_translation.h"
+#include "coarse_cuda.h"
 #include "contact_response.h"
 #include "contacts_cuda.h"
 #include "cuda_check.h"
@@ -112,6 +115,7 @@ struct dfm_cuda_backend {
     dfm_step_key graph_key;     ///< Step settings the graph was captured with.
     dfm_cuda_dc deform;         ///< Deformable-deformable contact (generation -1: none uploaded).
     int64_t deform_dropped;     ///< Deformable candidates dropped by the current step's advances.
+    dfm_cuda_coarse coarse;     ///< The host-assisted coarse correction's mirrors (particle_count 0: none).
     /* The shared sweeps' tiers and the resident sweep (DFM_CUDA_BODY_SWEEP=3; vbd_cuda_sweep_resident.cuh). */
     unsigned long long* sweep_runs;       ///< Device, DFM_SWEEP_TIERS: blocks run per tier since the upload.
     dfm_sweep_resident_body* sweep_plans; ///< Device, per body: the slices its staging copies.
@@ -478,6 +482,7 @@ static void free_model(dfm_cuda_backend* b) {
     free_graph(b);                        /* its kernel parameters point into the model */
     dfm_cuda_contacts_free(&b->contacts); /* sized to the model's particles */
     dfm_cuda_dc_free(&b->deform);         /* sized to the model's particles and bodies */
+    dfm_cuda_coarse_free(&b->coarse);     /* sized to the model's particles */
     for (int k = 0; k < b->allocation_count; ++k) cudaFree(b->allocations[k]);
     b->allocation_count = 0;
     b->model_bytes = 0;
@@ -1168,9 +1173,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     const uint32_t flags = d->disable_flags;
     const int body_solve = (d->feature_flags & DFM_FEATURE_BODY_TRANSLATION) != 0;
     const int coupled = contacts && d->host_body_count > 0; /* b->hosts sized for them (dfm_cuda_backend_step) */
-    dfm_cpu_dc* deform = d->deform; /* host state of deformable contact (eager steps only), or NULL */
+    dfm_cpu_dc* deform = d->deform;     /* host state of deformable contact (eager steps only), or NULL */
+    dfm_cpu_coarse* coarse = d->coarse; /* host coarse level (eager steps only), or NULL */
+    /* the coarse correction gathers with the patch decision's sliding flags, as the CPU's step.c
+     * (zeroed at the step's start there, then each advance's decision read by the next one's) */
+    const int coarse_slides = coarse && contacts && !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
-    if (body_solve) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
+    if (body_solve || coarse_slides) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
     if (v.tri_coef || v.edge_coef || v.tet_coef) {
         const int32_t k = b->tri_count > v.edge_count ? b->tri_count : v.edge_count;
         const int32_t ke = k > b->tet_count ? k : b->tet_count;
@@ -1201,6 +1210,7 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                 a.view.flags |= DFM_CONTACT_BODY_SOLVE | DFM_CONTACT_SHEET_NORMALS;
                 a.view.particle_slides = b->particle_slides;
             }
+            if (coarse) a.view.flags |= DFM_CONTACT_SHEET_NORMALS; /* as the CPU's step.c (contact_view.h) */
             if (coupled) /* the bodies' shapes at their corrected poses before detection */
                 TIMED(DFM_PHASE_OTHER, dfm_cuda_host_bodies_begin_advance(&b->hosts, (dfm_shape_rt*)a.view.shapes, v.h,
                                                                           b->stream, err, err_size));
@@ -1224,15 +1234,15 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
          * solve, two particles per warp; not with the legacy scatter, whose accumulators are
          * filled per color). Mode 2 (vbd_cuda_sweep_shared.cuh) stages each body in shared memory
          * and runs the whole substep's iterations in one launch unless something runs between
-         * them (penalty update, body-level solve, host-body coupling: then one launch per
-         * iteration); mode 3 (vbd_cuda_sweep_resident.cuh) stages a body's element data too where
+         * them (penalty update, body-level solve, host-body coupling, coarse correction: then one
+         * launch per iteration); mode 3 (vbd_cuda_sweep_resident.cuh) stages a body's element data too where
          * the body fits, the others run mode 2's kernel. Deformable contact, which reads other bodies' positions and solves by
          * sub-colour, takes the per-color path (no body sweep). */
         const int body_path = b->sweep_ok && mode != SOLVE_SCATTERED && !(flags & DFM_DISABLE_TWO_PARTICLE_WARPS) &&
                               !deform;
         const int sweep = body_path && b->body_sweep == 1;
         const int staged = body_path && b->body_sweep >= 2 && b->sweep_shared_ok && b->sweep_features_ok;
-        const int between = (contacts && d->penalty_beta > 0.0f) || body_solve || coupled;
+        const int between = (contacts && d->penalty_beta > 0.0f) || body_solve || coupled || coarse;
         if (staged && !between)
             TIMED(DFM_PHASE_SOLVE, launch_body_shared(b, a, mode, flags, d->iterations, err, err_size));
         for (int32_t it = 0; it < d->iterations && !(staged && !between); ++it) {
@@ -1252,6 +1262,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
                     TIMED(DFM_PHASE_SOLVE, launch_solve(b, a, mode, flags, begin, count, err, err_size));
             }
             if (body_solve) TIMED(DFM_PHASE_SOLVE, launch_body_translate(b, a, contacts, err, err_size));
+            if (coarse && it < d->iterations - 1) { /* after every sweep but the last, as vbd_cpu.c */
+                dfm_contact_view cv = a.view;
+                if (coarse_slides) cv.particle_slides = b->particle_slides;
+                TIMED(DFM_PHASE_SOLVE,
+                      dfm_cuda_coarse_correct(&b->coarse, coarse, d->coarse_model, a.vbd,
+                                              mode == SOLVE_GATHER ? &cv : NULL, it == 0, b->stream, err, err_size));
+            }
             if (coupled)
                 TIMED(DFM_PHASE_SOLVE,
                       dfm_cuda_host_bodies_solve(&b->hosts, a.view, a.vbd.d, v.h, b->stream, err, err_size));
@@ -1369,6 +1386,15 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
                  (long long)b->deform.generation, (long long)d->deform_generation);
         return DFM_ERROR_INVALID_STATE;
     }
+    if (d->coarse && !d->coarse_model) {
+        snprintf(err, err_size, "internal: coarse correction without the model's host arrays");
+        return DFM_ERROR_INVALID_STATE;
+    }
+    if (d->coarse) { /* sized outside any capture (the step runs eagerly with it anyway) */
+        int r = dfm_cuda_coarse_reserve(&b->coarse, v.particle_count, c->shape_count > 0 ? c->capacity : 0,
+                                        c->shape_count, err, err_size);
+        if (r) return r;
+    }
     if (c->shape_count > 0 && d->deterministic && !c->deterministic) {
         snprintf(err, err_size, "deterministic step asked of contact buffers uploaded without deterministic mode");
         return DFM_ERROR_INVALID_STATE;
@@ -1419,7 +1445,8 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     DFM_CUDA_TRY(cudaMemsetAsync(b->convergence, 0, 2u * sizeof(float), b->stream));
     b->event_count = 0;
     b->deform_dropped = 0;
-    if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling || d->deform) {
+    const int64_t corrections_before = b->coarse.corrections;
+    if ((d->disable_flags & DFM_DISABLE_GRAPH_CAPTURE) || b->profiling || d->deform || d->coarse) {
         free_graph(b);
         int r = enqueue_step(b, v, d, err, err_size);
         if (r) return r;
@@ -1486,6 +1513,7 @@ extern "C" int dfm_cuda_backend_step(dfm_cuda_backend* b, const dfm_cuda_step_de
     }
     if (out) {
         out->deform_dropped = b->deform_dropped;
+        out->coarse_corrections = b->coarse.corrections - corrections_before;
         memcpy(&out->max_penetration, &max_pen_bits, sizeof(float));
         if (c->shape_count > 0)
             memcpy(&out->residual_max, &residual_bits, sizeof(float));

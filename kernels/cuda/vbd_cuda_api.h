@@ -99,21 +99,31 @@ typedef struct dfm_cuda_step_desc {
     struct dfm_cpu_dc* deform;
     int64_t deform_generation;           ///< Generation of `deform` (must be the uploaded one).
     const int32_t* host_color_particles; ///< Host: the model's particles grouped by colour (sub-colour split).
+    /* the coarse correction of the two-level solve (DFM_FEATURE_COARSE_CORRECTION; NULL: none) */
+    /// Host: the world's coarse level (kernels/cpu/coarse_cpu.h), prepared for the uploaded model.
+    /// After every sweep but the last the backend runs the CPU's dfm_cpu_coarse_correct on the host
+    /// over pinned mirrors of the iterate (host-assisted first slice, kernels/cuda/coarse_cuda.h);
+    /// a step with it runs eagerly (no graph).
+    struct dfm_cpu_coarse* coarse;
+    const dfm_vbd_view* coarse_model; ///< Host, with `coarse`: the model's arrays and vertex modes
+                                      ///< (dfm_world_host_view; its other state pointers are not read).
 } dfm_cuda_step_desc;
 
 /// Results of one step's contacts, copied back at its end.
 typedef struct dfm_cuda_step_results {
-    double* shape_impulse;    ///< Caller's array, 6 per shape: reaction impulse (N s) and angular
-                              ///< impulse about the host body origin (N m s), summed over the step.
-    int32_t* emitted;         ///< Caller's array, one per substep: records emitted (may exceed capacity).
-    int32_t kind_counts[3];   ///< Particle, edge, face records of the last advance.
-    float max_penetration;    ///< Largest penetration at the end of the last advance, m.
-    float residual_max;       ///< Largest local force residual of a dynamic particle after the step, N.
-    float residual_sum;       ///< Those residuals summed over all particles, N.
-    int32_t refused_particle; ///< A refused step (DFM_ERROR_NON_FINITE / OUT_OF_BOUNDS): the smallest
-                              ///< offending particle index.
-    int32_t refused_kind;     ///< 0: it was non-finite; 1: beyond DFM_MAX_COORD.
-    int64_t deform_dropped;   ///< Deformable-contact candidates beyond the capacity, summed over the advances.
+    double* shape_impulse;      ///< Caller's array, 6 per shape: reaction impulse (N s) and angular
+                                ///< impulse about the host body origin (N m s), summed over the step.
+    int32_t* emitted;           ///< Caller's array, one per substep: records emitted (may exceed capacity).
+    int32_t kind_counts[3];     ///< Particle, edge, face records of the last advance.
+    float max_penetration;      ///< Largest penetration at the end of the last advance, m.
+    float residual_max;         ///< Largest local force residual of a dynamic particle after the step, N.
+    float residual_sum;         ///< Those residuals summed over all particles, N.
+    int32_t refused_particle;   ///< A refused step (DFM_ERROR_NON_FINITE / OUT_OF_BOUNDS): the smallest
+                                ///< offending particle index.
+    int32_t refused_kind;       ///< 0: it was non-finite; 1: beyond DFM_MAX_COORD.
+    int64_t deform_dropped;     ///< Deformable-contact candidates beyond the capacity, summed over the advances.
+    int64_t coarse_corrections; ///< Host-assisted coarse corrections the step ran (desc.coarse; each corrects
+                                ///< every body with a coarse space).
 } dfm_cuda_step_results;
 
 /// (Re)allocates the device buffers of deformable-deformable contact for host state `s` (NULL:

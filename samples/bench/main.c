@@ -10,7 +10,7 @@
 /// cloth-fold runs on the CPU backend unless --backend cuda asks for the CUDA one (issue 16's host-assisted first
 /// slice: eager steps; its phases are folded into detection, solve and reactions, see the JSON note).
 /// --body-translation: run with DFM_FEATURE_BODY_TRANSLATION (CPU backend only).
-/// --coarse-correction: run with DFM_FEATURE_COARSE_CORRECTION (the two-level solve; CPU backend only).
+/// --coarse-correction: run with DFM_FEATURE_COARSE_CORRECTION (the two-level solve; CPU, or CUDA host-assisted).
 /// --threads: world_def.cpu_threads (0 = all, the default). --hz: host steps per second (60).
 /// --res: vertices per side (default 24 for cloth-lift, 6 for soft-lift, 24 and 64 for game-cloth).
 /// Under `valgrind --tool=callgrind --instr-atstart=no` only the timed windows are instrumented

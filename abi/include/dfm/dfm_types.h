@@ -85,10 +85,10 @@ typedef enum dfm_feature_flags {
     /// below 6x its weight (45x), a swinging cloth within the default's accuracy (CPU, 4 x 10;
     /// test_physics_*_coarse). Known limits: friction is not part of the coarse step (a stiff cube
     /// slides down a slope Coulomb says it sticks on; a pinched strip is lifted), and it costs
-    /// several times the default step (docs/physics.md). CPU backend only: a world asking for it on
-    /// CUDA, or swapping to CUDA, fails with DFM_ERROR_UNSUPPORTED; not combined with
-    /// deformable_contact_radius > 0 (DFM_ERROR_UNSUPPORTED); the built-in vbd solver only (xpbd
-    /// ignores it). (ABI 1.7)
+    /// several times the default step (docs/physics.md). CPU and CUDA (on CUDA host-assisted: the
+    /// CPU's coarse step runs on the host between the sweeps, and the step runs without a CUDA
+    /// graph); not combined with deformable_contact_radius > 0 (DFM_ERROR_UNSUPPORTED); the
+    /// built-in vbd solver only (xpbd ignores it). (ABI 1.7)
     DFM_FEATURE_COARSE_CORRECTION = 1u << 1,
     DFM_FEATURE_KNOWN_FLAGS = (1u << 2) - 1u ///< Every bit above is known; others are refused at creation.
 } dfm_feature_flags;
