@@ -21,6 +21,7 @@
 /// to measure other counts.
 #include "dfm_test.h"
 #include "dfm_test_shapes.h"
+#include "dfm_test_statics.h"
 
 static int g_substeps, g_iterations;
 static float g_strip_residual, g_cube_residual; /* world_stats.force_residual_relative at the end */
@@ -44,72 +45,29 @@ static dfm_world* make_world(void) {
     return dfm_test_create(&def);
 }
 
-/// Settled elongation of the hanging strip (m): the bottom row's mean drop after 4 s.
+/// Settled elongation of the hanging strip (m) after 4 s (dfm_test_statics.h).
 static double strip_elongation(double* analytic) {
-    const int32_t nu = 5, nv = 33;
-    const float width = 0.05f, length = 0.4f;
     dfm_world* w = make_world();
-    dfm_test_grid g = dfm_test_make_grid(nu, nv, width, length, 0, 0, 0);
-    for (int32_t i = 0; i < g.vertex_count; ++i) { /* hang it in the x-z plane, top row (v = max) at z = 1 */
-        g.positions[3 * i + 2] = 1.0f - (length - g.positions[3 * i + 1]);
-        g.positions[3 * i + 1] = 0.0f;
-    }
-    dfm_cloth_def cd = dfm_cloth_def_default();
-    dfm_body_id id = dfm_test_add_cloth(w, &g, cd);
-    int32_t pins[5];
-    for (int32_t k = 0; k < nu; ++k) pins[k] = (nv - 1) * nu + k;
-    CHECK_OK(w, dfm_body_set_vertex_mode(w, id, pins, nu, DFM_VERTEX_PINNED));
+    dfm_test_grid g;
+    dfm_cloth_def cd;
+    const dfm_body_id id = dfm_test_strip_add(w, &g, &cd);
     for (int s = 0; s < 240; ++s) CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
     g_strip_residual = relative_residual(w);
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
-    CHECK_OK(w, dfm_body_get_positions(w, id, 0, g.vertex_count, x, 0));
-    /* Arc length of each column minus the rest length, averaged over the columns (a swing does
-     * not change it). */
-    double drop = 0.0;
-    for (int32_t k = 0; k < nu; ++k)
-        for (int32_t j = 0; j + 1 < nv; ++j) {
-            const float *a = x + 3 * (j * nu + k), *b = x + 3 * ((j + 1) * nu + k);
-            drop += sqrt((double)(a[0] - b[0]) * (a[0] - b[0]) + (double)(a[1] - b[1]) * (a[1] - b[1]) +
-                         (double)(a[2] - b[2]) * (a[2] - b[2]));
-        }
-    drop = drop / nu - length;
-    free(x);
-    double E = 4.0 * cd.stretch_mu * (cd.stretch_mu + cd.stretch_lambda) / (2.0 * cd.stretch_mu + cd.stretch_lambda);
-    *analytic = cd.density * 9.81 * length * length / (2.0 * E);
+    const double drop = dfm_test_strip_measure(w, id, &g, &cd, analytic);
     dfm_test_free_grid(&g);
     dfm_world_destroy(w);
     return drop;
 }
 
-/// Settled shortening of the soft cube (m): top face mean z minus bottom face mean z, against
-/// the rest height, after 3 s on a frictionless box.
+/// Settled shortening of the soft cube (m) after 3 s on a frictionless box (dfm_test_statics.h).
 static double cube_shortening(double* analytic) {
     dfm_world* w = make_world();
-    dfm_test_add_frictionless_floor(w);
-    const int32_t n = 6;
-    const float H = 0.06f;
-    const float lo[3] = {-0.03f, -0.03f, 0.0f}, hi[3] = {0.03f, 0.03f, H};
-    dfm_test_tets box = dfm_test_make_tet_box(n, lo, hi);
-    const int32_t nv = box.vertex_count;
-    const float* p = box.positions;
-    dfm_volume_def vd = dfm_volume_def_default();
-    dfm_body_id id = dfm_test_add_volume(w, &box, vd);
+    dfm_test_tets box;
+    dfm_volume_def vd;
+    const dfm_body_id id = dfm_test_cube_add(w, &box, &vd);
     for (int s = 0; s < 180; ++s) CHECK_OK(w, dfm_world_step(w, 1.0f / 60.0f));
     g_cube_residual = relative_residual(w);
-    float* x = (float*)malloc(sizeof(float) * 3 * (size_t)nv);
-    CHECK_OK(w, dfm_body_get_positions(w, id, 0, nv, x, 0));
-    double top = 0.0, bottom = 0.0;
-    int nt_ = 0, nb = 0;
-    for (int32_t i = 0; i < nv; ++i) {
-        if (p[3 * i + 2] > H - 1e-6f)
-            top += x[3 * i + 2], ++nt_;
-        else if (p[3 * i + 2] < 1e-6f)
-            bottom += x[3 * i + 2], ++nb;
-    }
-    double shortening = H - (top / nt_ - bottom / nb);
-    double E = vd.mu * (3.0 * vd.lambda + 2.0 * vd.mu) / (vd.lambda + vd.mu);
-    *analytic = vd.density * 9.81 * H * H / (2.0 * E);
-    free(x);
+    const double shortening = dfm_test_cube_measure(w, id, &box, &vd, analytic);
     dfm_test_free_tets(&box);
     dfm_world_destroy(w);
     return shortening;
