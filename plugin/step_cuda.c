@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coarse_cpu.h"
+#include "cpu_threads.h"
 #include "error.h"
 #include "host_bodies.h"
 #include "step.h"
@@ -73,6 +74,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
     }
     if (deform) { /* host-assisted first slice: the step runs eagerly (kernels/cuda/deform_contact_cuda.h) */
         d.deform = &w->deform.cpu;
+        w->deform.cpu.threads = dfm_cpu_thread_count(w->def.cpu_threads); /* the host build's workers */
         d.deform_generation = w->deform.generation;
         d.host_color_particles = w->model.color_particles;
     }

@@ -26,7 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_threads.h"
 #include "vbd_simd.h"
+
+/// Most candidate ranges of dfm_cpu_dc_build (workers beyond it share them).
+#define DFM_DC_BUILD_CHUNKS 64
+/// The redundant mark of a pair in dfm_cpu_dc.feature (above its feature bits).
+#define DFM_DC_DROP 0x80000000u
 
 /// Fills the CSR of each particle's pair items (4 per pair, in pair order).
 static void build_lists(dfm_cpu_dc* s, int32_t n) {
@@ -52,99 +58,94 @@ static int64_t query(dfm_cpu_dc* s, dfm_cpu_bvh* tree, const dfm_bvh_input* in, 
     return found;
 }
 
-/// Splits each colour into sub-colours (see dfm_cpu_dc_detect): greedy in colour order, then a
-/// counting sort by sub-colour, stable in colour order.
-static void split_colors(dfm_cpu_dc* s, int32_t color_count, const int32_t* color_offsets,
-                         const int32_t* color_particles, const int32_t* particle_color) {
-    int32_t out = 0;
-    for (int32_t c = 0; c < color_count; ++c) {
-        const int32_t b = color_offsets[c], e = color_offsets[c + 1];
-        for (int32_t k = b; k < e; ++k) s->sub_of[color_particles[k]] = 0xFF;
-        int32_t count[DFM_DC_SUBCOLOR_SLOTS] = {0};
-        for (int32_t k = b; k < e; ++k) {
-            const int32_t i = color_particles[k];
-            uint64_t used = 0;
-            for (int32_t t = s->offsets[i]; t < s->offsets[i + 1]; ++t) {
-                const dfm_dc_pair* pr = s->pairs + (s->items[t] >> 2);
-                for (int j = 0; j < 4; ++j) {
-                    const int32_t q = pr->v[j];
-                    if (q != i && particle_color[q] == c && s->sub_of[q] < DFM_DC_SUBCOLORS)
-                        used |= (uint64_t)1 << s->sub_of[q];
-                }
+/// Sub-colours colour c (see dfm_cpu_dc_detect): greedy in colour order, then a counting sort by
+/// sub-colour, stable in colour order, into sub_particles from `out` (the colours before c hold
+/// exactly their particles). Reads and writes only colour c's particles' sub_of: colours are
+/// independent of each other.
+static void split_color(dfm_cpu_dc* s, int32_t c, int32_t out, const int32_t* color_offsets,
+                        const int32_t* color_particles, const int32_t* particle_color) {
+    const int32_t b = color_offsets[c], e = color_offsets[c + 1];
+    for (int32_t k = b; k < e; ++k) s->sub_of[color_particles[k]] = 0xFF;
+    int32_t count[DFM_DC_SUBCOLOR_SLOTS] = {0};
+    for (int32_t k = b; k < e; ++k) {
+        const int32_t i = color_particles[k];
+        uint64_t used = 0;
+        for (int32_t t = s->offsets[i]; t < s->offsets[i + 1]; ++t) {
+            const dfm_dc_pair* pr = s->pairs + (s->items[t] >> 2);
+            for (int j = 0; j < 4; ++j) {
+                const int32_t q = pr->v[j];
+                if (q != i && particle_color[q] == c && s->sub_of[q] < DFM_DC_SUBCOLORS)
+                    used |= (uint64_t)1 << s->sub_of[q];
             }
-            int sub = 0;
-            while (sub < DFM_DC_SUBCOLORS && (used >> sub) & 1u) ++sub;
-            s->sub_of[i] = (uint8_t)sub;
-            ++count[sub];
         }
-        int32_t* off = s->sub_offsets + (size_t)c * DFM_DC_SUBCOLOR_SLOTS;
-        int32_t fill[DFM_DC_SUBCOLOR_SLOTS];
-        for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub) {
-            off[sub] = out;
-            fill[sub] = out;
-            out += count[sub];
-        }
-        for (int32_t k = b; k < e; ++k) {
-            const int32_t i = color_particles[k];
-            s->sub_particles[fill[s->sub_of[i]]++] = i;
-        }
+        int sub = 0;
+        while (sub < DFM_DC_SUBCOLORS && (used >> sub) & 1u) ++sub;
+        s->sub_of[i] = (uint8_t)sub;
+        ++count[sub];
     }
-    s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = out;
+    int32_t* off = s->sub_offsets + (size_t)c * DFM_DC_SUBCOLOR_SLOTS;
+    int32_t fill[DFM_DC_SUBCOLOR_SLOTS];
+    for (int sub = 0; sub < DFM_DC_SUBCOLOR_SLOTS; ++sub) {
+        off[sub] = out;
+        fill[sub] = out;
+        out += count[sub];
+    }
+    for (int32_t k = b; k < e; ++k) {
+        const int32_t i = color_particles[k];
+        s->sub_particles[fill[s->sub_of[i]]++] = i;
+    }
 }
 
-/// One contact per feature (docs/DESIGN.md, issue 16 "one contact per feature"): of the np
-/// pairs kept by the narrow phase (pairs, pair_dist at x_prev), drops the edge-edge pairs whose
-/// closest points are not interior to both edges (dfm_dc_edge_edge_interior) and the
-/// vertex-triangle pairs covered by another pair of the same vertex (dfm_dc_vt_covered; a vertex's
-/// pairs are consecutive, in query order), compacting in order. Every particle of a dropped pair
-/// gets a displacement bound over the span of DFM_DC_BOUND_FRACTION of that pair's distance at
-/// x_prev (vertex_bound, capped by the common bound), so that no dropped pair can close either:
-/// its primitives each move less than half their gap. Only in the resting regime (query radius
-/// 2r, rq <= 2 radius): with faster motion the query radius grows with it and the pairs stay as
-/// found (a cap by the dropped pairs' gaps would then bind the layers' common motion). Off with
-/// s->feasible 0. Returns the pairs kept.
-static int32_t feasible_pairs(dfm_cpu_dc* s, const float* x_prev, int32_t n, int32_t np, float rq) {
-    s->pairs_filtered = s->feasible && s->vertex_bound && s->feature && !(rq > 2.0f * s->radius);
-    s->dropped_redundant = 0;
-    if (!s->pairs_filtered) return np;
-    float* gap = s->vertex_bound; /* the dropped pairs' smallest distance per particle, first */
-    for (int32_t i = 0; i < n; ++i) gap[i] = 3.0e38f;
+/// The build's shared state for its range passes (dfm_cpu_run).
+typedef struct dc_build_ctx {
+    dfm_cpu_dc* s;
+    const float* x_prev;
+    int64_t vt_kept; ///< Candidates below this are vertex-triangle.
+    float rq;        ///< Query radius, m.
+    int32_t color_count;
+    const int32_t* color_offsets;
+    const int32_t* color_particles;
+    const int32_t* particle_color;
+    int32_t chunks;      ///< Candidate ranges (1: serial).
+    int64_t* start;      ///< chunks + 1: each range's first candidate.
+    int32_t* kept;       ///< chunks: the pairs each range kept (from its start).
+} dc_build_ctx;
+
+/// Colours [begin, end) into sub-colours (split_color).
+static void split_range(void* ctx, int32_t begin, int32_t end) {
+    const dc_build_ctx* b = (const dc_build_ctx*)ctx;
+    for (int32_t c = begin; c < end; ++c)
+        split_color(b->s, c, b->color_offsets[c] - b->color_offsets[0], b->color_offsets, b->color_particles,
+                    b->particle_color);
+}
+
+/// Marks the redundant pairs among pairs [b, e) (feasible_pairs; drop bit in s->feature): the
+/// edge-edge pairs whose closest points are not interior to both edges and the vertex-triangle
+/// pairs covered by another pair of the same vertex (a vertex's pairs are consecutive, in query
+/// order, and never straddle b or e). Each pair's test reads the originals only.
+static void mark_redundant(dfm_cpu_dc* s, const float* x_prev, int64_t b, int64_t e) {
     uint32_t* feature = s->feature;
-    for (int32_t k = 0; k < np; ++k)
+    for (int64_t k = b; k < e; ++k)
         feature[k] = s->pairs[k].kind == DFM_DC_VERTEX_TRIANGLE ? dfm_dc_vt_feature(s->pairs + k, x_prev) : 0u;
     const float tol = DFM_DC_COVER_TOL * s->radius;
-    const uint32_t drop = 0x80000000u; /* marked first, compacted after: the tests read the originals */
-    for (int32_t k = 0, g0 = 0; k < np; ++k) {
+    for (int64_t k = b, g0 = b; k < e; ++k) {
         const dfm_dc_pair* pk = s->pairs + k;
         if (pk->kind != DFM_DC_VERTEX_TRIANGLE) {
-            if (!dfm_dc_edge_edge_interior(pk, x_prev)) feature[k] |= drop;
+            if (!dfm_dc_edge_edge_interior(pk, x_prev)) feature[k] |= DFM_DC_DROP;
             continue;
         }
-        if (k == 0 || s->pairs[k - 1].kind != DFM_DC_VERTEX_TRIANGLE || s->pairs[k - 1].v[0] != pk->v[0]) g0 = k;
-        for (int32_t j = g0; j < np; ++j) {
+        if (k == b || s->pairs[k - 1].kind != DFM_DC_VERTEX_TRIANGLE || s->pairs[k - 1].v[0] != pk->v[0]) g0 = k;
+        const uint32_t fk = feature[k] & 7u;
+        if (fk == 7u || fk == 0u) continue; /* a face interior (or no feature) is never covered */
+        for (int64_t j = g0; j < e; ++j) {
             const dfm_dc_pair* pj = s->pairs + j;
             if (pj->kind != DFM_DC_VERTEX_TRIANGLE || pj->v[0] != pk->v[0]) break;
-            if (j != k && dfm_dc_vt_covered(pk, feature[k] & 7u, s->pair_dist[k], pj, feature[j] & 7u, s->pair_dist[j],
-                                            j < k, tol)) {
-                feature[k] |= drop;
+            if (j != k && dfm_dc_vt_covered(pk, fk, s->pair_dist[k], pj, feature[j] & 7u, s->pair_dist[j], j < k, tol)) {
+                feature[k] |= DFM_DC_DROP;
                 break;
             }
         }
     }
-    int32_t out = 0;
-    for (int32_t k = 0; k < np; ++k) {
-        const dfm_dc_pair pk = s->pairs[k];
-        if (feature[k] & drop) {
-            for (int j = 0; j < 4; ++j) gap[pk.v[j]] = dfm_fminf(gap[pk.v[j]], s->pair_dist[k]);
-            continue;
-        }
-        s->pair_dist[out] = s->pair_dist[k];
-        s->pairs[out++] = pk;
-    }
-    const float common = DFM_DC_BOUND_FRACTION * rq;
-    for (int32_t i = 0; i < n; ++i) gap[i] = dfm_fminf(common, DFM_DC_BOUND_FRACTION * gap[i]);
-    s->dropped_redundant = np - out;
-    return out;
 }
 
 /// Candidate k of the advance as a pair (vertex-triangle below vt_kept, then edge-edge).
@@ -163,6 +164,131 @@ static inline dfm_dc_pair candidate_pair(const dfm_cpu_dc* s, int64_t k, int64_t
         pr.kind = DFM_DC_EDGE_EDGE;
     }
     return pr;
+}
+
+/// Narrow phase of candidates [k0, k1): the exact distance at the start positions; those closer
+/// than rq are kept, in order, at pairs / pair_dist [k0, k0 + kept). Returns kept.
+static int32_t narrow_range(dfm_cpu_dc* s, const float* x_prev, int64_t k0, int64_t k1, int64_t vt_kept, float rq) {
+    int64_t np = k0;
+    if (s->simd) { /* every candidate's stencil, W at a time (the same bits), then kept in order */
+        for (int64_t k = k0; k < k1; ++k) s->pairs[k] = candidate_pair(s, k, vt_kept);
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs + k0, (int32_t)(k1 - k0), x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f,
+                               s->pair_dist + k0, NULL);
+        for (int64_t k = k0; k < k1; ++k)
+            if (s->pair_dist[k] < rq) {
+                s->pair_dist[np] = s->pair_dist[k];
+                s->pairs[np++] = s->pairs[k];
+            }
+    } else {
+        for (int64_t k = k0; k < k1; ++k) {
+            const dfm_dc_pair pr = candidate_pair(s, k, vt_kept);
+            float w[4];
+            const float d0 = dfm_v3_len(dfm_dc_pair_stencil(&pr, x_prev, w));
+            if (d0 < rq) {
+                s->pair_dist[np] = d0;
+                s->pairs[np++] = pr;
+            }
+        }
+    }
+    return (int32_t)(np - k0);
+}
+
+/// Candidate ranges [begin, end): narrow phase, then (when the pairs are filtered) the marks.
+static void narrow_chunks(void* ctx, int32_t begin, int32_t end) {
+    const dc_build_ctx* b = (const dc_build_ctx*)ctx;
+    for (int32_t c = begin; c < end; ++c) {
+        b->kept[c] = narrow_range(b->s, b->x_prev, b->start[c], b->start[c + 1], b->vt_kept, b->rq);
+        if (b->s->pairs_filtered) mark_redundant(b->s, b->x_prev, b->start[c], b->start[c] + b->kept[c]);
+    }
+}
+
+/// Splits candidates [0, kept) into `chunks` ranges of about equal size, each starting where the
+/// query vertex changes (or among the edge-edge candidates), so that a vertex's pairs, whose
+/// redundancy is decided together (mark_redundant), are in one range.
+static void chunk_starts(const dfm_cpu_dc* s, int64_t kept, int64_t vt_kept, int32_t chunks, int64_t* start) {
+    start[0] = 0;
+    for (int32_t c = 1; c < chunks; ++c) {
+        int64_t k = kept * c / chunks;
+        if (k < start[c - 1]) k = start[c - 1];
+        while (k > 0 && k < vt_kept && s->points[s->cand[k].a].v[0] == s->points[s->cand[k - 1].a].v[0]) ++k;
+        start[c] = k;
+    }
+    start[chunks] = kept;
+}
+
+/// Whether two ranges' kept pairs would join one vertex's run across their boundary (a query
+/// vertex listed twice, its candidates apart: the ranges then do not see its whole run).
+static int runs_straddle(const dfm_cpu_dc* s, const dc_build_ctx* b) {
+    int64_t last = -1; /* the last kept pair of the ranges before */
+    for (int32_t c = 0; c < b->chunks; ++c) {
+        if (b->kept[c] == 0) continue;
+        const dfm_dc_pair* f = s->pairs + b->start[c];
+        if (last >= 0 && f->kind == DFM_DC_VERTEX_TRIANGLE && s->pairs[last].kind == DFM_DC_VERTEX_TRIANGLE &&
+            s->pairs[last].v[0] == f->v[0])
+            return 1;
+        last = b->start[c] + b->kept[c] - 1;
+    }
+    return 0;
+}
+
+/// Particles [begin, end): no dropped pair yet (compact_pairs).
+static void gap_init(void* ctx, int32_t begin, int32_t end) {
+    float* gap = ((const dc_build_ctx*)ctx)->s->vertex_bound;
+    for (int32_t i = begin; i < end; ++i) gap[i] = 3.0e38f;
+}
+
+/// Particles [begin, end): the bound from their dropped pairs' smallest distance (compact_pairs).
+static void gap_bound(void* ctx, int32_t begin, int32_t end) {
+    const dc_build_ctx* b = (const dc_build_ctx*)ctx;
+    float* gap = b->s->vertex_bound;
+    const float common = DFM_DC_BOUND_FRACTION * b->rq;
+    for (int32_t i = begin; i < end; ++i) gap[i] = dfm_fminf(common, DFM_DC_BOUND_FRACTION * gap[i]);
+}
+
+/// One contact per feature (docs/DESIGN.md, issue 16 "one contact per feature"): compacts the
+/// ranges' kept pairs (pairs, pair_dist at x_prev) in range order, dropping the pairs marked
+/// redundant (mark_redundant: edge-edge pairs whose closest points are not interior to both edges,
+/// dfm_dc_edge_edge_interior; vertex-triangle pairs covered by another pair of the same vertex,
+/// dfm_dc_vt_covered). Every particle of a dropped pair gets a displacement bound over the span of
+/// DFM_DC_BOUND_FRACTION of that pair's distance at x_prev (vertex_bound, capped by the common
+/// bound), so that no dropped pair can close either: its primitives each move less than half
+/// their gap. Only in the resting regime (s->pairs_filtered: query radius 2r, rq <= 2 radius):
+/// with faster motion the query radius grows with it and the pairs stay as found (a cap by the
+/// dropped pairs' gaps would then bind the layers' common motion). Returns the pairs kept.
+static int32_t compact_pairs(dfm_cpu_dc* s, dc_build_ctx* b, int32_t n, int fork, int nt) {
+    const int filtered = s->pairs_filtered;
+    if (filtered && b->chunks > 1 && runs_straddle(s, b)) { /* join the ranges, mark them as one */
+        int64_t np = 0;
+        for (int32_t c = 0; c < b->chunks; ++c) {
+            memmove(s->pairs + np, s->pairs + b->start[c], sizeof(dfm_dc_pair) * (size_t)b->kept[c]);
+            memmove(s->pair_dist + np, s->pair_dist + b->start[c], sizeof(float) * (size_t)b->kept[c]);
+            np += b->kept[c];
+        }
+        b->chunks = 1;
+        b->start[0] = 0;
+        b->kept[0] = (int32_t)np;
+        mark_redundant(s, b->x_prev, 0, np);
+    }
+    float* gap = s->vertex_bound; /* the dropped pairs' smallest distance per particle, first */
+    const int fork_n = fork && n >= DFM_CPU_PARALLEL_MIN;
+    if (filtered) dfm_cpu_run(fork_n, nt, n, gap_init, b);
+    int32_t out = 0, np = 0; /* in place: a range's pairs move to lower slots only */
+    for (int32_t c = 0; c < b->chunks; ++c) {
+        const int64_t k0 = b->start[c], k1 = k0 + b->kept[c];
+        np += b->kept[c];
+        for (int64_t k = k0; k < k1; ++k) {
+            const dfm_dc_pair pk = s->pairs[k];
+            if (filtered && (s->feature[k] & DFM_DC_DROP)) {
+                for (int j = 0; j < 4; ++j) gap[pk.v[j]] = dfm_fminf(gap[pk.v[j]], s->pair_dist[k]);
+                continue;
+            }
+            s->pair_dist[out] = s->pair_dist[k];
+            s->pairs[out++] = pk;
+        }
+    }
+    s->dropped_redundant = np - out;
+    if (filtered) dfm_cpu_run(fork_n, nt, n, gap_bound, b);
+    return out;
 }
 
 /// The largest inertial displacement |y| of a surface particle (m).
@@ -208,31 +334,21 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     const int64_t total = vt + ee, kept = total < s->candidate_capacity ? total : s->candidate_capacity;
     s->candidates = total;
     s->dropped = total - kept;
-    /* narrow phase: the exact distance at the start positions; farther than rq is not a pair */
-    int32_t np = 0;
-    if (s->simd) { /* every candidate's stencil, W at a time (the same bits), then kept in order */
-        for (int64_t k = 0; k < kept; ++k) s->pairs[k] = candidate_pair(s, k, vt_kept);
-        dfm_cpu_simd_pair_eval(s->simd, s->pairs, (int32_t)kept, x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f, s->pair_dist,
-                               NULL);
-        for (int64_t k = 0; k < kept; ++k)
-            if (s->pair_dist[k] < rq) {
-                s->pair_dist[np] = s->pair_dist[k];
-                s->pairs[np++] = s->pairs[k];
-            }
-    } else {
-        for (int64_t k = 0; k < kept; ++k) {
-            const dfm_dc_pair pr = candidate_pair(s, k, vt_kept);
-            float w[4];
-            const float d0 = dfm_v3_len(dfm_dc_pair_stencil(&pr, x_prev, w));
-            if (d0 < rq) {
-                s->pair_dist[np] = d0;
-                s->pairs[np++] = pr;
-            }
-        }
-    }
-    s->pair_count = feasible_pairs(s, x_prev, n, np, rq);
+    s->pairs_filtered = s->feasible && s->vertex_bound && s->feature && !(rq > 2.0f * s->radius);
+    /* the candidates in ranges, one per worker (1 below the fork threshold: the serial pass) */
+    const int nt = s->threads > DFM_DC_BUILD_CHUNKS ? DFM_DC_BUILD_CHUNKS : (s->threads > 1 ? s->threads : 1);
+    const int fork = dfm_cpu_forks(nt, kept, s->fork_min > 0 ? s->fork_min : DFM_CPU_DETECT_PARALLEL_MIN);
+    int64_t start[DFM_DC_BUILD_CHUNKS + 1];
+    int32_t kept_in[DFM_DC_BUILD_CHUNKS];
+    dc_build_ctx b = {s,           x_prev,          vt_kept,         rq, color_count, color_offsets,
+                      color_particles, particle_color, fork ? nt : 1, start, kept_in};
+    s->build_forks += fork;
+    chunk_starts(s, kept, vt_kept, b.chunks, start);
+    dfm_cpu_run(fork, nt, b.chunks, narrow_chunks, &b);
+    s->pair_count = compact_pairs(s, &b, n, fork, nt);
     build_lists(s, n);
-    split_colors(s, color_count, color_offsets, color_particles, particle_color);
+    dfm_cpu_run(fork && color_count > 1, nt, color_count, split_range, &b);
+    s->sub_offsets[(size_t)color_count * DFM_DC_SUBCOLOR_SLOTS] = color_offsets[color_count] - color_offsets[0];
     s->view.pairs = s->pairs;
     s->view.offsets = s->offsets;
     s->view.items = s->items;

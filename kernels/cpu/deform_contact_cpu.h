@@ -74,6 +74,11 @@ typedef struct dfm_cpu_dc {
     float* need;                ///< Scratch, 3 per particle: dfm_vbd_particle_need (from the lanes), or NULL.
     int32_t pairable;           ///< 0: the filters let no two primitives pair (detection skips the trees).
     const struct dfm_cpu_simd* simd; ///< The advance's lanes (vbd_simd.h; NULL: scalar) for the pair batches.
+    /// Workers for the detection's parallel passes (dfm_cpu_dc_build's narrow phase and sub-colours,
+    /// the guess bound), set by the caller before each advance (vbd_cpu.c, plugin/step_cuda.c; <= 1:
+    /// serial). The results are bitwise the same for any count.
+    int32_t threads;
+    int64_t fork_min; ///< Candidates from which the build forks (<= 0: DFM_CPU_DETECT_PARALLEL_MIN; tests lower it).
     float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* set by the step before each advance (plugin/step.c; the CUDA backend leaves both 0: every
        advance detects) */
@@ -91,6 +96,7 @@ typedef struct dfm_cpu_dc {
     int32_t pair_count; ///< Pairs kept (distance below the query radius).
     int32_t detected;   ///< 1: this advance ran the broad and narrow phases; 0: it kept the last pairs.
     float query_radius; ///< m.
+    int64_t build_forks; ///< Builds (dfm_cpu_dc_build) that ran their passes on more than one worker, in all.
     dfm_dc_view view;   ///< The gather's view of the pairs.
 } dfm_cpu_dc;
 
@@ -111,7 +117,7 @@ typedef struct dfm_cpu_dc {
 /// sub-colours and bound are kept and only the pairs' distances at x_prev are computed again (for
 /// the guess bound); else it detects afresh. S is cut to the advances whose widened radius stays
 /// 2r (3 S max |y| <= r), so a detection never asks for more candidates than one per advance
-/// would. S = 1 is the detection of every advance (bitwise the same as before the reuse). Serial and in a fixed order: the same pairs for any thread count.
+/// would. S = 1 is the detection of every advance (bitwise the same as before the reuse). In a fixed order: the same pairs for any thread count (dfm_cpu_dc_build).
 /// With `pairable` 0 the trees are neither built nor queried (they would find nothing); the rest
 /// runs as with no candidates.
 void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count, const int32_t* color_offsets,
@@ -131,7 +137,12 @@ void dfm_cpu_dc_bvh_input(const dfm_cpu_dc* s, const float* x_prev, int32_t n, i
 /// min(vt, capacity) vertex-triangle candidates, then the edge-edge ones up to the capacity (vt and
 /// ee: the counts found, which may exceed it); sets candidates and dropped, keeps the pairs closer
 /// than s->query_radius at x_prev (narrow phase), builds each particle's list and the sub-colours
-/// and fills s->view. Serial, in candidate order (the guess bound is left to the caller).
+/// and fills s->view. In candidate order (the guess bound is left to the caller); from
+/// DFM_CPU_DETECT_PARALLEL_MIN candidates on s->threads workers, the narrow phase and the
+/// one-contact-per-feature marks run over contiguous candidate ranges that start at a new query
+/// vertex (a vertex's pairs never straddle two), kept pairs compacted in range order, and the
+/// colours are sub-coloured in parallel (each colour's greedy reads only its own particles): the
+/// same pairs, lists and sub-colours, bitwise, as on one thread.
 void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt, int64_t ee, int32_t color_count,
                       const int32_t* color_offsets, const int32_t* color_particles, const int32_t* particle_color);
 

@@ -100,6 +100,102 @@ static dfm_cpu_dc run(scene* s, int feasible, float rq) {
     return d;
 }
 
+/// The build's outputs (copied out of the shared buffers).
+typedef struct snapshot {
+    int32_t pair_count, dropped, filtered;
+    dfm_dc_pair pairs[MAXC];
+    float dist[MAXC], vbound[MAXP];
+    int32_t offsets[MAXP + 1], items[4 * MAXC], sub_particles[MAXP], sub_offsets[3 * DFM_DC_SUBCOLOR_SLOTS + 1];
+} snapshot;
+
+/// Runs dfm_cpu_dc_build over the scene on `threads` workers, forking from 1 candidate, with 3
+/// colours (particle i in colour i % 3); copies the outputs into *o.
+static void run_threads(scene* s, int threads, snapshot* o) {
+    static int32_t sub_offsets[3 * DFM_DC_SUBCOLOR_SLOTS + 1];
+    dfm_cpu_dc d;
+    memset(&d, 0, sizeof(d));
+    d.points = s->points, d.point_count = s->np;
+    d.edges = s->edges, d.edge_count = s->ne;
+    d.tris = s->tris, d.tri_count = s->nt;
+    d.body_count = 1;
+    d.particle_color = g_particle_color;
+    d.cand = s->cand;
+    d.candidate_capacity = MAXC;
+    d.pairs = g_pairs, d.pair_dist = g_dist, d.feature = g_feature, d.vertex_bound = g_vbound;
+    d.offsets = g_offsets, d.items = g_items, d.sub_of = g_sub_of, d.sub_particles = g_sub_particles;
+    d.sub_offsets = sub_offsets;
+    d.radius = 0.005f, d.ke = 1e3f, d.feasible = 1;
+    d.query_radius = 0.01f;
+    d.threads = threads;
+    d.fork_min = 1;
+    int32_t color_offsets[4] = {0, 0, 0, 0}, fill[3] = {0, 0, 0};
+    for (int32_t i = 0; i < s->n; ++i) g_particle_color[i] = i % 3, ++color_offsets[i % 3 + 1];
+    for (int c = 0; c < 3; ++c) color_offsets[c + 1] += color_offsets[c], fill[c] = color_offsets[c];
+    for (int32_t i = 0; i < s->n; ++i) g_color_particles[fill[i % 3]++] = i;
+    memset(g_vbound, 0, sizeof(g_vbound));
+    dfm_cpu_dc_build(&d, s->x, s->n, s->vt, s->ee, 3, color_offsets, g_color_particles, g_particle_color);
+    CHECK((d.build_forks > 0) == (threads > 1), "threads %d: the build forked %lld times", threads,
+          (long long)d.build_forks);
+    memset(o, 0, sizeof(*o));
+    o->pair_count = d.pair_count, o->dropped = d.dropped_redundant, o->filtered = d.pairs_filtered;
+    memcpy(o->pairs, g_pairs, sizeof(dfm_dc_pair) * (size_t)d.pair_count);
+    memcpy(o->dist, g_dist, sizeof(float) * (size_t)d.pair_count);
+    memcpy(o->vbound, g_vbound, sizeof(float) * (size_t)s->n);
+    memcpy(o->offsets, g_offsets, sizeof(int32_t) * ((size_t)s->n + 1u));
+    memcpy(o->items, g_items, sizeof(int32_t) * 4u * (size_t)d.pair_count);
+    memcpy(o->sub_particles, g_sub_particles, sizeof(int32_t) * (size_t)s->n);
+    memcpy(o->sub_offsets, sub_offsets, sizeof(sub_offsets));
+}
+
+/// The build on 2..8 workers against 1 (candidate ranges, parallel sub-colours): bitwise the same
+/// pairs, bounds, lists and sub-colours. A point over a vertex of a bumpy 5 x 5 grid (its pairs
+/// are covered by each other), ten far points (every candidate rejected), the first point listed
+/// again (its two runs join in the serial narrow phase: the ranges must be marked as one,
+/// runs_straddle), 20 more points, and 10 lifted edges against the grid's rows (edge-edge pairs).
+static void threads_case(void) {
+    static scene s;
+    static snapshot ref, got;
+    memset(&s, 0, sizeof(s));
+    float z[25];
+    unsigned seed = 777u;
+    for (int k = 0; k < 25; ++k) {
+        seed = seed * 1664525u + 1013904223u;
+        z[k] = 0.006f * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+    }
+    add_grid(&s, 5, 0.02f, z);
+    for (int j = 0; j < 5; ++j)
+        for (int i = 0; i + 1 < 5; ++i) add_edge(&s, 5 * j + i, 5 * j + i + 1);
+    const int32_t grid_edges = s.ne;
+    const int32_t a = add_vertex(&s, 0.04f, 0.04f, z[12] + 0.004f); /* over grid vertex 12 */
+    all_triangles(&s, add_point(&s, a));
+    for (int f = 0; f < 10; ++f) all_triangles(&s, add_point(&s, add_vertex(&s, 0.01f * (float)f, 0.0f, 0.05f)));
+    all_triangles(&s, add_point(&s, a));
+    int32_t prev = -1;
+    for (int q = 0; q < 20; ++q) {
+        seed = seed * 1664525u + 1013904223u;
+        const float px = 0.08f * (float)(seed >> 8) / 16777216.0f;
+        seed = seed * 1664525u + 1013904223u;
+        const float py = 0.08f * (float)(seed >> 8) / 16777216.0f;
+        seed = seed * 1664525u + 1013904223u;
+        const float pz = 0.002f + 0.008f * (float)(seed >> 8) / 16777216.0f;
+        const int32_t v = add_vertex(&s, px, py, pz);
+        all_triangles(&s, add_point(&s, v));
+        if (prev >= 0 && (q & 1)) add_edge(&s, prev, v);
+        prev = v;
+    }
+    for (int32_t e = grid_edges; e < s.ne; ++e) /* after every vertex-triangle candidate */
+        for (int32_t g = 0; g < grid_edges; ++g) s.cand[s.vt + s.ee++] = (dfm_bvh_pair){e, g};
+    CHECK(s.n <= MAXP && s.vt + s.ee <= MAXC, "threads: scene too large (%d particles)", s.n);
+    run_threads(&s, 1, &ref);
+    CHECK(ref.filtered && ref.dropped > 0 && ref.pair_count > 0, "threads: filtered %d, %d dropped, %d kept",
+          ref.filtered, ref.dropped, ref.pair_count);
+    for (int t = 2; t <= 8; ++t) {
+        run_threads(&s, t, &got);
+        CHECK(memcmp(&ref, &got, sizeof(ref)) == 0, "threads: %d workers differ from 1 (%d vs %d pairs)", t,
+              got.pair_count, ref.pair_count);
+    }
+}
+
 static int count_kind(const dfm_cpu_dc* d, int kind) {
     int c = 0;
     for (int32_t k = 0; k < d->pair_count; ++k) c += d->pairs[k].kind == kind;
@@ -240,6 +336,7 @@ int main(void) {
     crease_case();
     edge_cases();
     random_case();
+    threads_case();
     off_cases();
     return dfm_test_finish("test_deform_feature_filter");
 }
