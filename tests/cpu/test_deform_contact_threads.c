@@ -92,7 +92,7 @@ static run_out run(int threads) {
 }
 
 int main(void) {
-    run_out a = run(1), b = run(8);
+    run_out a = run(1), b = run(2);
     printf("candidates (most) %lld, redundant pairs dropped %lld; builds forked: 1 thread %lld, 2 threads %lld\n",
            (long long)a.candidates, (long long)a.dropped_redundant, (long long)a.forks, (long long)b.forks);
     CHECK(a.forks == 0, "the 1-thread build forked (%lld)", (long long)a.forks);
