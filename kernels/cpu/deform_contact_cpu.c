@@ -5,10 +5,13 @@
 /// Parallelism review (seed 001):
 /// - P1 level batching: does-not-apply: no tree recursion here (the BVH build and query are in
 ///   bvh_cpu.c, whose review covers them).
-/// - P2 parallel independent columns: applies-TODO: the narrow-phase test of each candidate and
-///   the guess bound of each particle are independent items; serial here, in candidate and
-///   particle order, so that the pair list is the same for any thread count (a parallel version
-///   needs a count pass and a scan, like the broad phase on CUDA).
+/// - P2 parallel independent columns: applies-and-done: on s->threads workers (dfm_cpu_dc_build)
+///   the narrow phase and the redundancy marks run over contiguous candidate ranges that start at
+///   a new query vertex, each compacting its kept pairs at its own start, then the ranges are
+///   joined in order (serial: a copy per pair and the dropped pairs' bound); the colours are
+///   sub-coloured in parallel (independent); the guess bound per particle and the reuse's pair
+///   distances per pair range. Bitwise the serial result for any count. Serial still: the CSR
+///   lists (a per-particle count and scan; parallel needs per-worker counts) and the join.
 /// - P3 loop-invariant hoisting: applies-and-done: the query radius and the advance's bound are
 ///   computed once per advance; the pairs' lists and the sub-colours once per advance, not per
 ///   iteration; each pair's distance at x_prev once (narrow phase, reused by the guess bound);
@@ -359,16 +362,42 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     s->view.vertex_bound = s->pairs_filtered ? s->vertex_bound : NULL;
 }
 
-/// The pairs' distances at x_prev into pair_dist (the narrow phase's expression, the same bits).
-static void pair_distances(dfm_cpu_dc* s, const float* x_prev) {
+/// What the detection's per-item passes read (pair_distances, guess_bound).
+typedef struct dc_detect_ctx {
+    dfm_cpu_dc* s;
+    const dfm_vbd_view* v;
+} dc_detect_ctx;
+
+/// Pairs [begin, end)'s distances at x_prev into pair_dist (the narrow phase's expression, the
+/// same bits; the lanes' results do not depend on where a batch starts).
+static void pair_distances(void* ctx, int32_t begin, int32_t end) {
+    dfm_cpu_dc* s = ((const dc_detect_ctx*)ctx)->s;
+    const float* x_prev = ((const dc_detect_ctx*)ctx)->v->x_prev;
     if (s->simd) {
-        dfm_cpu_simd_pair_eval(s->simd, s->pairs, s->pair_count, x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f, s->pair_dist,
-                               NULL);
+        dfm_cpu_simd_pair_eval(s->simd, s->pairs + begin, end - begin, x_prev, NULL, 0.0f, 0.0f, 0.0f, 0.0f,
+                               s->pair_dist + begin, NULL);
         return;
     }
-    for (int32_t k = 0; k < s->pair_count; ++k) {
+    for (int32_t k = begin; k < end; ++k) {
         float w[4];
         s->pair_dist[k] = dfm_v3_len(dfm_dc_pair_stencil(s->pairs + k, x_prev, w));
+    }
+}
+
+/// Particles [begin, end): the initial guess as a step from x_prev, every surface particle within
+/// the bound of its own gaps at x_prev (d and x rewritten).
+static void guess_bound(void* ctx, int32_t begin, int32_t end) {
+    const dfm_cpu_dc* s = ((const dc_detect_ctx*)ctx)->s;
+    const dfm_vbd_view* v = ((const dc_detect_ctx*)ctx)->v;
+    for (int32_t i = begin; i < end; ++i) {
+        if (!s->surface[i] || v->mode[i] != 0) continue;
+        float gap = 3.0e38f; /* each pair's distance at x_prev, from the narrow phase (the same value) */
+        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
+            gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
+        dfm_v3 d = dfm_v3_load(v->d + 3 * i);
+        dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, dfm_dc_vertex_bound(&s->view, i));
+        dfm_v3_store(b, v->d + 3 * i);
+        dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), b), v->x + 3 * i);
     }
 }
 
@@ -403,13 +432,15 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
                        const int32_t* color_particles, const int32_t* particle_color) {
     const int32_t n = v->particle_count;
     const float ymax = surface_ymax(s, v->y, n);
+    const int nt = s->threads > 1 ? s->threads : 1;
+    dc_detect_ctx ctx = {s, v};
     if (s->reuse && s->covered > 0 && 3.0f * ymax <= s->span_budget) {
         /* the last pairs still cover this advance: every vertex is within the span's bound of where
            they were found, and this advance's share of it exceeds its inertial motion */
         --s->covered;
         s->detected = 0;
         s->dropped = 0; /* counted once, at the detection (s->candidates stays its count) */
-        pair_distances(s, v->x_prev);
+        dfm_cpu_run(dfm_cpu_forks(nt, s->pair_count, DFM_CPU_PARALLEL_MIN), nt, s->pair_count, pair_distances, &ctx);
     } else {
         int32_t span = s->reuse && s->covered > 0 ? s->covered : (s->span > 1 ? s->span : 1);
         /* no wider than one advance's radius r + max(r, 3 max |y|) = 2r: a span that would need
@@ -423,16 +454,7 @@ void dfm_cpu_dc_detect(dfm_cpu_dc* s, const dfm_vbd_view* v, int32_t color_count
     }
     /* the initial guess as a step from x_prev: every surface particle moves together, each within
        the bound of its own gaps at x_prev */
-    for (int32_t i = 0; i < n; ++i) {
-        if (!s->surface[i] || v->mode[i] != 0) continue;
-        float gap = 3.0e38f; /* each pair's distance at x_prev, from the narrow phase (the same value) */
-        for (int32_t k = s->offsets[i]; k < s->offsets[i + 1]; ++k)
-            gap = dfm_fminf(gap, s->pair_dist[s->items[k] >> 2]);
-        dfm_v3 d = dfm_v3_load(v->d + 3 * i);
-        dfm_v3 b = dfm_dc_bound_step(dfm_v3_zero(), d, gap, dfm_dc_vertex_bound(&s->view, i));
-        dfm_v3_store(b, v->d + 3 * i);
-        dfm_v3_store(dfm_v3_add(dfm_v3_load(v->x_prev + 3 * i), b), v->x + 3 * i);
-    }
+    dfm_cpu_run(dfm_cpu_forks(nt, n, DFM_CPU_PARALLEL_MIN), nt, n, guess_bound, &ctx);
 }
 
 /// Whether a share lambda (3 floats, N per N) of the shape contacts on particles [first, end)
