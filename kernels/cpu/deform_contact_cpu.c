@@ -109,9 +109,9 @@ typedef struct dc_build_ctx {
     const int32_t* color_offsets;
     const int32_t* color_particles;
     const int32_t* particle_color;
-    int32_t chunks;      ///< Candidate ranges (1: serial).
-    int64_t* start;      ///< chunks + 1: each range's first candidate.
-    int32_t* kept;       ///< chunks: the pairs each range kept (from its start).
+    int32_t chunks; ///< Candidate ranges (1: serial).
+    int64_t* start; ///< chunks + 1: each range's first candidate.
+    int32_t* kept;  ///< chunks: the pairs each range kept (from its start).
 } dc_build_ctx;
 
 /// Colours [begin, end) into sub-colours (split_color).
@@ -143,7 +143,8 @@ static void mark_redundant(dfm_cpu_dc* s, const float* x_prev, int64_t b, int64_
         for (int64_t j = g0; j < e; ++j) {
             const dfm_dc_pair* pj = s->pairs + j;
             if (pj->kind != DFM_DC_VERTEX_TRIANGLE || pj->v[0] != pk->v[0]) break;
-            if (j != k && dfm_dc_vt_covered(pk, fk, s->pair_dist[k], pj, feature[j] & 7u, s->pair_dist[j], j < k, tol)) {
+            if (j != k &&
+                dfm_dc_vt_covered(pk, fk, s->pair_dist[k], pj, feature[j] & 7u, s->pair_dist[j], j < k, tol)) {
                 feature[k] |= DFM_DC_DROP;
                 break;
             }
@@ -343,8 +344,9 @@ void dfm_cpu_dc_build(dfm_cpu_dc* s, const float* x_prev, int32_t n, int64_t vt,
     const int fork = dfm_cpu_forks(nt, kept, s->fork_min > 0 ? s->fork_min : DFM_CPU_DETECT_PARALLEL_MIN);
     int64_t start[DFM_DC_BUILD_CHUNKS + 1];
     int32_t kept_in[DFM_DC_BUILD_CHUNKS];
-    dc_build_ctx b = {s,           x_prev,          vt_kept,         rq, color_count, color_offsets,
-                      color_particles, particle_color, fork ? nt : 1, start, kept_in};
+    dc_build_ctx b = {
+        s,     x_prev, vt_kept, rq, color_count, color_offsets, color_particles, particle_color, fork ? nt : 1,
+        start, kept_in};
     s->build_forks += fork;
     chunk_starts(s, kept, vt_kept, b.chunks, start);
     dfm_cpu_run(fork, nt, b.chunks, narrow_chunks, &b);

@@ -79,7 +79,7 @@ typedef struct dfm_cpu_dc {
     /// serial). The results are bitwise the same for any count.
     int32_t threads;
     int64_t fork_min; ///< Candidates from which the build forks (<= 0: DFM_CPU_DETECT_PARALLEL_MIN; tests lower it).
-    float radius, ke, mu;            ///< Contact radius (m), stiffness (N/m), friction coefficient.
+    float radius, ke, mu; ///< Contact radius (m), stiffness (N/m), friction coefficient.
     /* set by the step before each advance (plugin/step.c; the CUDA backend leaves both 0: every
        advance detects) */
     int32_t span;           ///< Advances a detection at this advance covers, this one included (>= 1; 0 reads 1).
@@ -91,13 +91,13 @@ typedef struct dfm_cpu_dc {
     int32_t covered;   ///< Further advances the last detection's pairs cover (0: the next advance detects).
     float span_budget; ///< The last detection's query radius over its span (m per advance).
     /* outputs of the last advance */
-    int64_t candidates; ///< Broad-phase candidates found (may exceed the capacity).
-    int64_t dropped;    ///< Candidates beyond the capacity (not tested, not protected).
-    int32_t pair_count; ///< Pairs kept (distance below the query radius).
-    int32_t detected;   ///< 1: this advance ran the broad and narrow phases; 0: it kept the last pairs.
-    float query_radius; ///< m.
+    int64_t candidates;  ///< Broad-phase candidates found (may exceed the capacity).
+    int64_t dropped;     ///< Candidates beyond the capacity (not tested, not protected).
+    int32_t pair_count;  ///< Pairs kept (distance below the query radius).
+    int32_t detected;    ///< 1: this advance ran the broad and narrow phases; 0: it kept the last pairs.
+    float query_radius;  ///< m.
     int64_t build_forks; ///< Builds (dfm_cpu_dc_build) that ran their passes on more than one worker, in all.
-    dfm_dc_view view;   ///< The gather's view of the pairs.
+    dfm_dc_view view;    ///< The gather's view of the pairs.
 } dfm_cpu_dc;
 
 /// The detection of one advance, after predict. Also splits every colour into sub-colours with no

@@ -275,9 +275,9 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
 #endif
         for (int32_t e = 0; e < ne; ++e) dfm_vbd_edge_start_angle(view, e);
     }
-    if (dc) dc->simd = simd; /* the pair batches of detection and final forces */
+    if (dc) dc->simd = simd;  /* the pair batches of detection and final forces */
     if (dc) dc->threads = nt; /* the detection's parallel passes (bitwise the same for any count) */
-    if (dc)                  /* pairs at x_prev, sub-colours; bounds the initial guess */
+    if (dc)                   /* pairs at x_prev, sub-colours; bounds the initial guess */
         dfm_cpu_dc_detect(dc, view, color_count, color_offsets, color_particles, dc->particle_color);
 
     if (bodies) body_record_offsets(cc ? cc->view : NULL, bodies);
