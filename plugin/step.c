@@ -327,6 +327,7 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
         cc.node_body_friction = c->node_body_friction;
         cc.particle_slides = w->particle_slides;
         cview.particle_slides = w->particle_slides;
+        cc.coarse_friction = 1; /* with the coarse feature: dfm_cpu_contacts_patch_friction reads its result */
     }
     struct dfm_cpu_coarse* coarse = NULL;
     if (w->def.feature_flags & DFM_FEATURE_COARSE_CORRECTION) {

@@ -13,11 +13,13 @@
 /// - P4 memory layout: applies-and-done for the band (rows contiguous) and the slots (CSR per
 ///   particle); applies-TODO for the positions (xyz per particle in body order, as the sweeps).
 #include "coarse_cpu.h"
+#include "coarse_friction.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_patch_friction.h"
 #include "membrane_psd.h"
 #include "tet_hessian.h"
 #include "vbd_bending.h"
@@ -55,6 +57,12 @@ void dfm_cpu_coarse_free(dfm_cpu_coarse* L) {
     free(L->ftri);
     free(L->ftet);
     free(L->pcg);
+    free(L->friction);
+    free(L->patch_count);
+    free(L->patch_advance);
+    free(L->patch_shape);
+    free(L->patch_force);
+    free(L->patch_slides);
     memset(L, 0, sizeof(*L));
     L->generation = -1;
 }
@@ -325,7 +333,17 @@ int dfm_cpu_coarse_prepare(dfm_cpu_coarse* L, const dfm_vbd_view* v, int64_t gen
         }
         L->band = (double*)malloc(sizeof(double) * ((size_t)L->band_first[nb] + 1));
         L->band_elements = (double*)malloc(sizeof(double) * ((size_t)L->band_first[nb] + 1));
-        ok = L->band && L->band_elements && build_pairs(L, v);
+        int32_t widest = 0;
+        for (int32_t b = 0; b < nb; ++b)
+            if (L->node_first[b + 1] - L->node_first[b] > widest) widest = L->node_first[b + 1] - L->node_first[b];
+        L->friction = (double*)malloc(sizeof(double) * dfm_cpu_coarse_friction_work(3 * widest));
+        L->patch_count = (int32_t*)calloc((size_t)nb + 1, sizeof(int32_t));
+        L->patch_advance = (int64_t*)calloc((size_t)nb + 1, sizeof(int64_t));
+        L->patch_shape = (int32_t*)calloc(((size_t)nb + 1) * DFM_PATCH_MAX, sizeof(int32_t));
+        L->patch_force = (float*)calloc(((size_t)nb + 1) * DFM_PATCH_MAX * 3, sizeof(float));
+        L->patch_slides = (uint8_t*)calloc(((size_t)nb + 1) * DFM_PATCH_MAX, 1);
+        ok = L->band && L->band_elements && L->friction && L->patch_count && L->patch_advance && L->patch_shape &&
+             L->patch_force && L->patch_slides && build_pairs(L, v);
     }
     if (ok && DFM_COARSE_PCG > 0) {
         int32_t nt = 0, ne = 0;
@@ -874,6 +892,9 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
         }
         if (!L->factored[b]) continue;
         if (!pcg) dfm_cpu_band_solve(L->band + L->band_first[b], m, L->band_width[b], rhs);
+        if (DFM_COARSE_FRICTION && cc && cc->gather && cc->view && cc->coarse_friction &&
+            dfm_cpu_coarse_friction(L, v, cc->view, b, rhs, L->friction) < 0)
+            ++L->friction_skipped;
         for (int32_t i = p0; i < p1; ++i) {
             if (v->mode[i] != 0 || L->slot_first[i] == L->slot_first[i + 1]) continue;
             double dd[3] = {0.0, 0.0, 0.0};

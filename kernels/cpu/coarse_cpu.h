@@ -167,12 +167,21 @@ typedef struct dfm_cpu_coarse {
     float* ktet;          ///< DFM_COARSE_PCG: 144 per tet, its Hessian blocks (tet_hessian.h; N/m).
     float* kedge;         ///< DFM_COARSE_PCG: 144 per bending edge, its hinge's Hessian blocks (N/m).
     double* pcg;          ///< DFM_COARSE_PCG: 4 coarse vectors (3 per node each) and 6 per particle of work.
-    int64_t pcg_iterations;  ///< Matrix-free PCG iterations run (all bodies).
-    int64_t advances;        ///< Advances (first corrections) since the level was built.
-    int32_t advance_call;    ///< Calls of dfm_cpu_coarse_correct in this advance so far.
-    float* ftri;             ///< DFM_COARSE_PCG: 6 per triangle, its F when ktri was evaluated.
-    float* ftet;             ///< DFM_COARSE_PCG: 9 per tet, its F when ktet was evaluated.
-    int64_t element_refresh; ///< Element Hessians re-evaluated by later corrections (DFM_COARSE_ELEMENT_TOL).
+    int64_t pcg_iterations;   ///< Matrix-free PCG iterations run (all bodies).
+    int64_t advances;         ///< Advances (first corrections) since the level was built.
+    int32_t advance_call;     ///< Calls of dfm_cpu_coarse_correct in this advance so far.
+    float* ftri;              ///< DFM_COARSE_PCG: 6 per triangle, its F when ktri was evaluated.
+    float* ftet;              ///< DFM_COARSE_PCG: 9 per tet, its F when ktet was evaluated.
+    int64_t element_refresh;  ///< Element Hessians re-evaluated by later corrections (DFM_COARSE_ELEMENT_TOL).
+    double* friction;         ///< Work of the coarse friction solve (coarse_friction.h), for the largest body.
+    int64_t friction_patches; ///< Patches with friction solved in coarse steps (all bodies, all corrections).
+    int64_t friction_slides;  ///< ... of which at their Coulomb limit (sliding).
+    int64_t friction_skipped; ///< Coarse steps left frictionless: the body touched more than DFM_PATCH_MAX shapes.
+    int32_t* patch_count;     ///< Per body: patches of its last coarse friction solve (0: none).
+    int64_t* patch_advance;   ///< Per body: the advance (`advances`) of that solve.
+    int32_t* patch_shape;     ///< DFM_PATCH_MAX per body: each patch's shape.
+    float* patch_force;       ///< 3 DFM_PATCH_MAX per body: each patch's friction force on the body (N, world).
+    uint8_t* patch_slides;    ///< DFM_PATCH_MAX per body: 1 = the patch slid at its Coulomb limit.
 } dfm_cpu_coarse;
 
 /// Builds (or rebuilds, when `generation` differs from the level's) the level for the view's

@@ -17,6 +17,8 @@
 /// - P4 offline memory layout: applies-and-done — candidates are sorted by shape on the host
 ///   (seed section 2) and records are a compact prefix of the capacity.
 #include "contacts_cpu.h"
+
+#include "coarse_friction.h"
 #include "vbd_simd.h"
 
 #include "contact_patch_friction.h"
@@ -195,7 +197,18 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, 
     }
 }
 
-void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v) {
+/// Body b's friction decision after the iterations: its coarse steps' (coarse_friction.h) when they
+/// carried friction in this advance, else the patch decision.
+static void patch_friction_body(dfm_cpu_contacts* cc, const dfm_vbd_view* v, const struct dfm_cpu_coarse* coarse,
+                                int32_t b) {
+    if (coarse &&
+        dfm_cpu_coarse_patch_friction_body(coarse, v, cc->view, b, cc->node_body_friction, cc->particle_slides))
+        return;
+    (void)dfm_patch_friction_body(cc->view, v, cc->body_offsets[b], cc->body_offsets[b + 1], cc->node_body_friction,
+                                  cc->particle_slides);
+}
+
+void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v, const struct dfm_cpu_coarse* coarse) {
     const dfm_contact_view* c = cc->view;
     if (!cc->node_body_friction || !cc->particle_slides || (c->flags & DFM_DISABLE_STATIC_FRICTION)) return;
     const int32_t nodes = 3 * active_count(c);
@@ -206,13 +219,9 @@ void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v
 #if defined(_OPENMP)
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
 #endif
-        for (int32_t b = 0; b < nb; ++b)
-            (void)dfm_patch_friction_body(c, v, cc->body_offsets[b], cc->body_offsets[b + 1], cc->node_body_friction,
-                                          cc->particle_slides);
+        for (int32_t b = 0; b < nb; ++b) patch_friction_body(cc, v, coarse, b);
     } else {
-        for (int32_t b = 0; b < nb; ++b)
-            (void)dfm_patch_friction_body(c, v, cc->body_offsets[b], cc->body_offsets[b + 1], cc->node_body_friction,
-                                          cc->particle_slides);
+        for (int32_t b = 0; b < nb; ++b) patch_friction_body(cc, v, coarse, b);
     }
 }
 

@@ -29,6 +29,9 @@ typedef struct dfm_cpu_contacts {
                                    ///< patch's friction force on each node's particle (contact_patch_friction.h), N.
     uint8_t* particle_slides;      ///< With node_body_friction: per particle, 1 = it touches a sliding patch (the
                                    ///< same array as the view's particle_slides).
+    int coarse_friction; ///< 1: the coarse steps carry Coulomb friction per patch (coarse_friction.h); set only where
+                         ///< the friction after the iterations reads their result (the CPU's patch path,
+                         ///< dfm_cpu_contacts_patch_friction), else a slide would be braked twice.
     int32_t body_count;
     const int32_t* body_offsets;        ///< body_count + 1.
     const int32_t* particle_body;       ///< Body of each particle.
@@ -103,10 +106,14 @@ void dfm_cpu_contacts_update_penalties(const dfm_contact_view* c, const float* d
 void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, float h, const int32_t* color_particles,
                                     int32_t begin, int32_t end, int32_t color);
 
+struct dfm_cpu_coarse;
+
 /// Coulomb's decision per contact patch of every free body (dfm_patch_friction_body), after the
-/// iterations and before dfm_cpu_contacts_friction; no-op without cc->node_body_friction. Bodies
-/// touch disjoint particles and nodes: any order (and thread count) gives the same bits.
-void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v);
+/// iterations and before dfm_cpu_contacts_friction; no-op without cc->node_body_friction. A body
+/// whose coarse steps carried friction in this advance (`coarse`, NULL = none; coarse_friction.h)
+/// takes that solve's patch forces instead. Bodies touch disjoint particles and nodes: any order
+/// (and thread count) gives the same bits.
+void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v, const struct dfm_cpu_coarse* coarse);
 
 /// Adds the patch decision's node forces (cc->node_body_friction) to the projection's
 /// (cc->node_friction), so reactions and the contact query carry both; no-op without them.

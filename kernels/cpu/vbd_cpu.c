@@ -316,7 +316,7 @@ void dfm_cpu_vbd_advance(const dfm_vbd_view* view, dfm_cpu_contacts* cc, int32_t
     if (cc) {
         cc->simd = simd;
         const int patch = !dc && !(cc->view->flags & DFM_CONTACT_BODY_SOLVE); /* contact_patch_friction.h */
-        if (patch) dfm_cpu_contacts_patch_friction(cc, view);
+        if (patch) dfm_cpu_contacts_patch_friction(cc, view, coarse);
         dfm_cpu_contacts_friction(cc, view->mode, view->x, view->d, view->h, color_count, color_offsets,
                                   color_particles);
         if (patch) dfm_cpu_contacts_patch_friction_attribute(cc);

@@ -18,8 +18,9 @@
 static int g_substeps, g_iterations;
 
 /// Runs the pinch with pad friction mu; returns the centroid drop (m) over the second after the
-/// release and writes the mean squeeze of one pad over that second (N).
-static double pinch(float mu, double* squeeze, double* weight) {
+/// release and writes the mean squeeze of one pad over that second (N) and its largest value in
+/// a step while the strip had dropped less than 1 cm (N, `peak`).
+static double pinch(float mu, double* squeeze, double* weight, double* peak) {
     dfm_world_def def = dfm_world_def_default();
     if (g_substeps > 0) def.substeps = g_substeps, def.iterations = g_iterations;
     dfm_test_pick_backend(&def);
@@ -43,7 +44,7 @@ static double pinch(float mu, double* squeeze, double* weight) {
     const float closed = dfm_scene_pinch_half_gap(0.01f, cd.contact_radius, 0.001f);
     float* x = (float*)malloc(sizeof(float) * 3 * (size_t)g.vertex_count);
     static dfm_contact_point cp[4096];
-    double z0 = 0.0, z1 = 0.0, sq = 0.0, lift = 0.0;
+    double z0 = 0.0, z1 = 0.0, sq = 0.0, lift = 0.0, top = 0.0;
     const int release = 30, end = 90;
     for (int s = 0; s < end; ++s) {
         float t = s < 20 ? (float)(s + 1) / 20.0f : 1.0f, y = 0.03f + (closed - 0.03f) * t;
@@ -53,6 +54,11 @@ static double pinch(float mu, double* squeeze, double* weight) {
         if (s >= release) {
             int32_t nc = 0;
             CHECK_OK(w, dfm_world_get_contacts(w, cp, 4096, (int32_t)sizeof(dfm_contact_point), &nc));
+            double now = 0.0, zc = 0.0;
+            for (int32_t i = 0; i < nc && i < 4096; ++i) now += cp[i].normal_force / 2.0;
+            CHECK_OK(w, dfm_body_get_positions(w, body, 0, g.vertex_count, x, 0));
+            for (int32_t i = 0; i < g.vertex_count; ++i) zc += x[3 * i + 2] / g.vertex_count;
+            if (z0 - zc < 0.01 && now > top) top = now; /* while the strip is still in the pinch */
             for (int32_t i = 0; i < nc && i < 4096; ++i) {
                 sq += cp[i].normal_force / (2.0 * (end - release));
                 /* the vertical push the records give (the rims' squeeze-out shows here) */
@@ -70,6 +76,7 @@ static double pinch(float mu, double* squeeze, double* weight) {
         }
     }
     *squeeze = sq;
+    *peak = top;
     printf("  mu %.4f: mean vertical normal force of the pads' records after the release %+.4f N (weight %.4f N)\n", mu,
            lift, cd.density * 0.04 * 9.81);
     free(x);
@@ -81,16 +88,24 @@ static double pinch(float mu, double* squeeze, double* weight) {
 int main(int argc, char** argv) {
     g_substeps = argc > 2 ? atoi(argv[1]) : 0;
     g_iterations = argc > 2 ? atoi(argv[2]) : 0;
-    double N, W, N2, N3;
-    double drop_high = pinch(0.8f, &N, &W);
+    double N, W, N2, N3, P1, P2, P3;
+    double drop_high = pinch(0.8f, &N, &W, &P1);
     const double mu_c = W / (2.0 * N);
     const double hi = argc > 4 ? atof(argv[3]) : 1.2, lo = argc > 4 ? atof(argv[4]) : 0.8;
-    double hold = pinch((float)(hi * mu_c), &N2, &W), slip = pinch((float)(lo * mu_c), &N3, &W);
+    double hold = pinch((float)(hi * mu_c), &N2, &W, &P2), slip = pinch((float)(lo * mu_c), &N3, &W, &P3);
     printf("pinch: squeeze %.4f N per pad at mu 0.8 (drop %.4f m), Coulomb's mu_c = W / 2N = %.4f; at %.2f mu_c the "
-           "strip dropped %.4f m (squeeze %.4f N), at %.2f mu_c %.4f m (squeeze %.4f N)\n",
-           N, drop_high, mu_c, hi, hold, N2, lo, slip, N3);
+           "strip dropped %.4f m (squeeze %.4f N), at %.2f mu_c %.4f m (squeeze %.4f N, largest %.4f N: 2 mu N = "
+           "%.3f W)\n",
+           N, drop_high, mu_c, hi, hold, N2, lo, slip, N3, P3, 2.0 * lo * mu_c * P3 / W);
     CHECK(drop_high < 0.01, "at mu 0.8 the strip dropped %.4f m", drop_high);
     CHECK(hold < 0.01, "at %.2f mu_c the strip dropped %.4f m: Coulomb holds it", hi, hold);
+    /* the squeeze moves as the strip slides (more records at the pads' rims): the slip run is a
+       Coulomb slip only if even its largest squeeze in the pinch cannot hold the strip, within the
+       issue's 5% (the default solver at 4 x 10 reaches 1.045 W: it slides there, within 5%) */
+    CHECK(2.0 * lo * mu_c * P3 < 1.05 * W,
+          "at %.2f mu_c the squeeze reached %.4f N (2 mu N = %.3f W): Coulomb may hold it "
+          "there, so the slip run does not decide (choose a lower ratio)",
+          lo, P3, 2.0 * lo * mu_c * P3 / W);
     CHECK(slip > 0.05, "at %.2f mu_c the strip dropped only %.4f m: Coulomb says it slides out", lo, slip);
     return dfm_test_finish("test_physics_pinch");
 }
