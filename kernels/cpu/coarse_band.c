@@ -34,18 +34,35 @@ int dfm_cpu_band_cholesky(double* band, int32_t m, int32_t bw) {
 }
 
 void dfm_cpu_band_solve(const double* band, int32_t m, int32_t bw, double* b) {
+    dfm_cpu_band_solve_many(band, m, bw, b, 1);
+}
+
+void dfm_cpu_band_solve_many(const double* band, int32_t m, int32_t bw, double* b, int32_t nrhs) {
     const int32_t w = bw + 1;
+    /* L y = b by rows: each band row is read once for all right sides */
     for (int32_t i = 0; i < m; ++i) {
         const int32_t k0 = i - bw > 0 ? i - bw : 0;
-        double t = b[i];
-        for (int32_t k = k0; k < i; ++k) t -= B(i, k) * b[k];
-        b[i] = t / B(i, i);
+        const double* row = &B(i, k0);
+        const double inv = 1.0 / B(i, i);
+        for (int32_t r = 0; r < nrhs; ++r) {
+            double* x = b + (size_t)r * (size_t)m;
+            double t = x[i];
+            for (int32_t k = k0; k < i; ++k) t -= row[k - k0] * x[k];
+            x[i] = t * inv;
+        }
     }
+    /* L^T x = y by columns of L^T, i.e. rows of L: x_i final, then taken out of the rows above
+       (contiguous; the row-wise form walked a column of the band, one cache line per entry) */
     for (int32_t i = m - 1; i >= 0; --i) {
-        const int32_t k1 = i + bw < m - 1 ? i + bw : m - 1;
-        double t = b[i];
-        for (int32_t k = i + 1; k <= k1; ++k) t -= B(k, i) * b[k];
-        b[i] = t / B(i, i);
+        const int32_t k0 = i - bw > 0 ? i - bw : 0;
+        const double* row = &B(i, k0);
+        const double inv = 1.0 / B(i, i);
+        for (int32_t r = 0; r < nrhs; ++r) {
+            double* x = b + (size_t)r * (size_t)m;
+            const double xi = x[i] * inv;
+            x[i] = xi;
+            for (int32_t k = k0; k < i; ++k) x[k] -= row[k - k0] * xi;
+        }
     }
 #undef B
 }

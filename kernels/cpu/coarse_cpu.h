@@ -222,6 +222,10 @@ int dfm_cpu_band_cholesky(double* band, int32_t m, int32_t bw);
 /// Solves L L^T x = b with the factor of dfm_cpu_band_cholesky, b overwritten by x.
 void dfm_cpu_band_solve(const double* band, int32_t m, int32_t bw, double* b);
 
+/// The same for `nrhs` right sides stored one after another (m doubles each) in b, each band row
+/// read once for all of them.
+void dfm_cpu_band_solve_many(const double* band, int32_t m, int32_t bw, double* b, int32_t nrhs);
+
 #ifdef __cplusplus
 }
 #endif

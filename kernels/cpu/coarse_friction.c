@@ -4,8 +4,8 @@
 /// Parallelism review (seed 001):
 /// - P1 level batching: does-not-apply here — one body, called from the body loop of
 ///   dfm_cpu_coarse_correct (bodies are independent, see coarse_cpu.c).
-/// - P2 independent columns: applies-TODO — the 2 np solves with the factor are independent
-///   columns, run in sequence.
+/// - P2 independent columns: applies-and-done — the 2 np solves with the factor share one pass
+///   over it (dfm_cpu_band_solve_many).
 /// - P3 loop-invariant hoisting: applies-TODO — Z = A^-1 C^T is recomputed at every correction;
 ///   the factor is kept over an advance, C changes with the records' loads and normals.
 /// - P4 memory layout: applies-and-done — C and Z are row-major dense rows of m doubles.
@@ -126,10 +126,9 @@ int dfm_cpu_coarse_friction(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
     const int rows = 2 * np;
     const double* band = L->band + L->band_first[b];
     double W[ROWS][ROWS], s0[ROWS], lam[ROWS];
+    memcpy(Z, C, sizeof(double) * (size_t)rows * (size_t)m);
+    dfm_cpu_band_solve_many(band, m, bw, Z, rows); /* one pass over the factor for all rows */
     for (int r = 0; r < rows; ++r) {
-        double* z = Z + (size_t)r * (size_t)m;
-        memcpy(z, C + (size_t)r * (size_t)m, sizeof(double) * (size_t)m);
-        if (limit[r / 2] > 0.0) dfm_cpu_band_solve(band, m, bw, z);
         s0[r] = u[r] + dotm(C + (size_t)r * (size_t)m, step, m);
         lam[r] = 0.0;
     }
