@@ -27,8 +27,9 @@
 /// coarse step. (Tried first, not kept: the limit force in the coarse step and the patch decision
 /// after it: the incline at tan = 2 mu read mu_eff 0.99 for 0.5, braked twice; and sliding patches
 /// frictionless in the coarse step: the cloth slid off the sphere again.)
-/// Only the CPU backend's patch path sets dfm_cpu_contacts.coarse_friction; the CUDA host-assisted
-/// coarse step stays frictionless (its friction after the iterations is the device's patch decision).
+/// dfm_cpu_contacts.coarse_friction is set by the CPU backend's patch path and by the CUDA backend's
+/// host-assisted coarse step, which then runs the friction after the iterations on the host too
+/// (dfm_cuda_coarse_patch_friction) in place of the device's patch decision.
 #ifndef DFM_COARSE_FRICTION_H
 #define DFM_COARSE_FRICTION_H
 

@@ -7,6 +7,10 @@
 #include "contact_response.h"
 #include "vbd_particle.h"
 
+#ifdef __cplusplus
+extern "C" { /* the CUDA backend's host-assisted coarse step calls the patch path (kernels/cuda/coarse_cuda.cu) */
+#endif
+
 /// Contact work attached to one CPU advance (NULL in dfm_cpu_vbd_advance = no contacts).
 typedef struct dfm_cpu_contacts {
     const dfm_contact_view* view;
@@ -128,5 +132,9 @@ void dfm_cpu_contacts_friction(dfm_cpu_contacts* cc, const uint8_t* mode, float*
 /// residual force, split over its records), contact impulse on particles, penetration.
 /// Needs the per-particle lists (built in both paths).
 void dfm_cpu_contacts_finalize(dfm_cpu_contacts* cc, const dfm_vbd_view* view);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

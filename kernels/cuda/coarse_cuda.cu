@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coarse_cpu.h"
+#include "contacts_cpu.h"
 #include "coarse_cuda.h"
 #include "cuda_check.h"
 
@@ -19,6 +20,7 @@ void dfm_cuda_coarse_free(dfm_cuda_coarse* co) {
     if (co->head) cudaFreeHost(co->head);
     if (co->slides) cudaFreeHost(co->slides);
     if (co->count) cudaFreeHost(co->count);
+    if (co->node_body_friction) cudaFreeHost(co->node_body_friction);
 #define FREE_FIELD(type, name, width) free(co->rec.name);
     DFM_CONTACT_RECORD_FIELDS(FREE_FIELD)
 #undef FREE_FIELD
@@ -38,6 +40,7 @@ int dfm_cuda_coarse_reserve(dfm_cuda_coarse* co, int32_t particle_count, int32_t
     if (e == cudaSuccess) e = cudaMallocHost((void**)&co->head, n * sizeof(int32_t));
     if (e == cudaSuccess) e = cudaMallocHost((void**)&co->slides, n);
     if (e == cudaSuccess) e = cudaMallocHost((void**)&co->count, sizeof(int32_t));
+    if (e == cudaSuccess) e = cudaMallocHost((void**)&co->node_body_friction, 9u * cap * sizeof(float));
     if (e != cudaSuccess) {
         dfm_cuda_coarse_free(co);
         snprintf(err, err_size, "%s:%d: cudaMallocHost (coarse correction mirrors, %zu particles): %s", __FILE__,
@@ -78,9 +81,30 @@ static dfm_contact_view host_contacts(dfm_cuda_coarse* co, const dfm_contact_vie
     return h;
 }
 
+/// The host view of the advance over the model's host arrays and the mirrors (x, d, x_prev, y):
+/// element coefficients and hinge start angles per visit (bitwise the tables' values, vbd_coef.h),
+/// the scalar path.
+static dfm_vbd_view host_view(dfm_cuda_coarse* co, const dfm_vbd_view* model, const dfm_vbd_view& v) {
+    const size_t n3 = 3u * (size_t)v.particle_count;
+    dfm_vbd_view hv = *model;
+    hv.particle_count = v.particle_count;
+    hv.x = co->host;
+    hv.d = co->host + n3;
+    hv.x_prev = co->host + 2 * n3;
+    hv.y = co->host + 3 * n3;
+    hv.v = NULL;
+    hv.kin_start = hv.kin_target = NULL;
+    hv.guess_normal = hv.guess_gap = NULL;
+    hv.edge_start_angle = NULL;
+    hv.tri_coef = hv.edge_coef = hv.tet_coef = NULL;
+    hv.h = v.h;
+    memcpy(hv.gravity, v.gravity, sizeof(hv.gravity));
+    return hv;
+}
+
 int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const dfm_vbd_view* model,
-                            const dfm_vbd_view& v, const dfm_contact_view* c, int first, cudaStream_t st, char* err,
-                            size_t err_size) {
+                            const dfm_vbd_view& v, const dfm_contact_view* c, int first, int friction, cudaStream_t st,
+                            char* err, size_t err_size) {
     const int32_t n = v.particle_count;
     if (!level->node_first || level->particle_count != n) return 0; /* dfm_cpu_coarse_correct's own early-out */
     if (co->particle_count != n || !co->host ||
@@ -128,19 +152,7 @@ int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const df
     }
     /* the CPU's correction over the model's host arrays and the mirrors: element coefficients and
        hinge start angles per visit (bitwise the tables' values, vbd_coef.h), the scalar path */
-    dfm_vbd_view hv = *model;
-    hv.particle_count = n;
-    hv.x = hx;
-    hv.d = hd;
-    hv.x_prev = hx_prev;
-    hv.y = hy;
-    hv.v = NULL;
-    hv.kin_start = hv.kin_target = NULL;
-    hv.guess_normal = hv.guess_gap = NULL;
-    hv.edge_start_angle = NULL;
-    hv.tri_coef = hv.edge_coef = hv.tet_coef = NULL;
-    hv.h = v.h;
-    memcpy(hv.gravity, v.gravity, sizeof(hv.gravity));
+    dfm_vbd_view hv = host_view(co, model, v);
     dfm_contact_view hc;
     dfm_cpu_contacts cc;
     memset(&cc, 0, sizeof(cc));
@@ -148,11 +160,58 @@ int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const df
         hc = host_contacts(co, c, model);
         cc.view = &hc;
         cc.gather = 1;
+        cc.coarse_friction = friction;
     }
     dfm_cpu_coarse_correct(level, &hv, c ? &cc : NULL, NULL, 1, first);
     ++co->corrections;
     /* the pinned sources stay untouched until the next correction's synchronization */
     DFM_CUDA_TRY(cudaMemcpyAsync(v.d, hd, bytes, cudaMemcpyHostToDevice, st));
     DFM_CUDA_TRY(cudaMemcpyAsync(v.x, hx, bytes, cudaMemcpyHostToDevice, st));
+    return 0;
+}
+
+int dfm_cuda_coarse_patch_friction(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const dfm_vbd_view* model,
+                                   const dfm_vbd_view& v, const dfm_contact_view* c, float* node_body_friction,
+                                   uint8_t* particle_slides, cudaStream_t st, char* err, size_t err_size) {
+    const int32_t n = v.particle_count;
+    if (co->particle_count != n || !co->host || !c || co->capacity < c->capacity || !level->node_first ||
+        level->particle_count != n) {
+        snprintf(err, err_size, "internal: coarse patch friction without mirrors for %d particles", n);
+        return DFM_ERROR_INVALID_STATE;
+    }
+    const size_t n3 = 3u * (size_t)n, bytes = n3 * sizeof(float);
+    float* hx = co->host;
+    float* hd = hx + n3;
+    DFM_CUDA_TRY(cudaMemcpyAsync(hx, v.x, bytes, cudaMemcpyDeviceToHost, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(hd, v.d, bytes, cudaMemcpyDeviceToHost, st));
+    if (c->shape_count > 0)
+        DFM_CUDA_TRY(cudaMemcpyAsync(co->shapes, c->shapes, (size_t)c->shape_count * sizeof(dfm_shape_rt),
+                                     cudaMemcpyDeviceToHost, st));
+    if (c->penalty_beta > 0.0f && co->active > 0) /* the AVBD ramp moved them since the last correction */
+        DFM_CUDA_TRY(cudaMemcpyAsync(co->rec.penalty, c->rec.penalty, (size_t)co->active * sizeof(float),
+                                     cudaMemcpyDeviceToHost, st));
+    DFM_CUDA_TRY(cudaStreamSynchronize(st));
+    dfm_vbd_view hv = host_view(co, model, v);
+    dfm_contact_view hc = host_contacts(co, c, model);
+    hc.particle_slides = co->slides;
+    dfm_cpu_contacts cc;
+    memset(&cc, 0, sizeof(cc));
+    cc.view = &hc;
+    cc.gather = 1;
+    cc.node_body_friction = co->node_body_friction;
+    cc.particle_slides = co->slides;
+    cc.body_count = level->body_count;
+    cc.body_offsets = level->body_offsets;
+    cc.threads = 1;
+    cc.coarse_friction = 1;
+    dfm_cpu_contacts_patch_friction(&cc, &hv, level);
+    DFM_CUDA_TRY(cudaMemsetAsync(node_body_friction, 0, 9u * (size_t)c->capacity * sizeof(float), st));
+    if (co->active > 0)
+        DFM_CUDA_TRY(cudaMemcpyAsync(node_body_friction, co->node_body_friction,
+                                     9u * (size_t)co->active * sizeof(float), cudaMemcpyHostToDevice, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(particle_slides, co->slides, (size_t)n, cudaMemcpyHostToDevice, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(v.d, hd, bytes, cudaMemcpyHostToDevice, st));
+    DFM_CUDA_TRY(cudaMemcpyAsync(v.x, hx, bytes, cudaMemcpyHostToDevice, st));
+    DFM_CUDA_TRY(cudaStreamSynchronize(st)); /* the pinned sources are rewritten by the next correction */
     return 0;
 }

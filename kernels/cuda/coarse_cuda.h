@@ -38,19 +38,20 @@ struct dfm_cpu_coarse; /* kernels/cpu/coarse_cpu.h */
 
 /// Host mirrors of one world's host-assisted coarse correction (zeroed: none).
 struct dfm_cuda_coarse {
-    int32_t particle_count;  ///< Particles the mirrors are sized for (0: none).
-    int32_t capacity;        ///< Contact records the mirrors hold (the pipeline's capacity).
-    int32_t shape_count;     ///< Shape records they hold.
-    float* host;             ///< Pinned, 12 per particle: x, d, x_prev, y (3 each, m).
-    int32_t* head;           ///< Pinned, per particle: first list node (dfm_contact_view.head).
-    uint8_t* slides;         ///< Pinned, per particle: the device's sliding flags (particle_slides).
-    int32_t* count;          ///< Pinned, 1: the advance's emitted record count.
-    int32_t active;          ///< Records mirrored for the current advance (min(count, capacity)).
-    dfm_contact_records rec; ///< Host, capacity records: the advance's records (penalties refreshed).
-    int32_t* next;           ///< Host, 3 per record: the lists' links.
-    dfm_shape_rt* shapes;    ///< Host, shape_count: the advance's shape records (device grid pointers).
-    int64_t corrections;     ///< Host-assisted corrections run since the mirrors were sized (each
-                             ///< corrects every body with a coarse space; the level counts per body).
+    int32_t particle_count;    ///< Particles the mirrors are sized for (0: none).
+    int32_t capacity;          ///< Contact records the mirrors hold (the pipeline's capacity).
+    int32_t shape_count;       ///< Shape records they hold.
+    float* host;               ///< Pinned, 12 per particle: x, d, x_prev, y (3 each, m).
+    int32_t* head;             ///< Pinned, per particle: first list node (dfm_contact_view.head).
+    uint8_t* slides;           ///< Pinned, per particle: the device's sliding flags (particle_slides).
+    int32_t* count;            ///< Pinned, 1: the advance's emitted record count.
+    int32_t active;            ///< Records mirrored for the current advance (min(count, capacity)).
+    dfm_contact_records rec;   ///< Host, capacity records: the advance's records (penalties refreshed).
+    int32_t* next;             ///< Host, 3 per record: the lists' links.
+    dfm_shape_rt* shapes;      ///< Host, shape_count: the advance's shape records (device grid pointers).
+    float* node_body_friction; ///< Pinned, 9 per record: the patch friction's node forces (host side, N).
+    int64_t corrections;       ///< Host-assisted corrections run since the mirrors were sized (each
+                               ///< corrects every body with a coarse space; the level counts per body).
 };
 
 /// Sizes the mirrors for `particle_count` particles, `capacity` contact records and `shape_count`
@@ -69,8 +70,20 @@ void dfm_cuda_coarse_free(dfm_cuda_coarse* co);
 /// gathers (NULL: no contacts, or the legacy scatter, whose contacts stay out of the coarse
 /// problem as on the CPU). `first`: the advance's first correction (its lists and records come
 /// down then). Enqueues on `st` and synchronizes it; a level with nothing to correct costs nothing.
+/// `friction`: the coarse step carries Coulomb friction per patch (coarse_friction.h), as the CPU's
+/// patch path; the caller then runs the patch decision on the host (dfm_cuda_coarse_patch_friction).
 int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, struct dfm_cpu_coarse* level, const dfm_vbd_view* model,
-                            const dfm_vbd_view& v, const dfm_contact_view* c, int first, cudaStream_t st, char* err,
-                            size_t err_size);
+                            const dfm_vbd_view& v, const dfm_contact_view* c, int first, int friction, cudaStream_t st,
+                            char* err, size_t err_size);
+
+/// The friction after the iterations for a step whose coarse steps carried friction: the CPU's
+/// dfm_cpu_contacts_patch_friction (each body with a coarse friction result takes it, the others
+/// the patch decision) over host mirrors of the final iterate and the advance's records, then x, d,
+/// the node forces (`node_body_friction`, device, 9 per record) and `particle_slides` (device) go
+/// back up. `c`: the device contact view of the advance (its records mirrored by the advance's first
+/// correction). Enqueues on `st` and synchronizes it.
+int dfm_cuda_coarse_patch_friction(dfm_cuda_coarse* co, struct dfm_cpu_coarse* level, const dfm_vbd_view* model,
+                                   const dfm_vbd_view& v, const dfm_contact_view* c, float* node_body_friction,
+                                   uint8_t* particle_slides, cudaStream_t st, char* err, size_t err_size);
 
 #endif

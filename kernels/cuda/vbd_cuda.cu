@@ -1178,6 +1178,10 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
     /* the coarse correction gathers with the patch decision's sliding flags, as the CPU's step.c
      * (zeroed at the step's start there, then each advance's decision read by the next one's) */
     const int coarse_slides = coarse && contacts && !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
+    /* with the patch path, the coarse steps carry friction per patch (coarse_friction.h) and the patch
+       decision after the iterations runs on the host (dfm_cuda_coarse_patch_friction), as the CPU's;
+       only with the gathered lists (the scatter keeps contacts out of the coarse problem) */
+    const int coarse_friction = coarse_slides && !(flags & DFM_DISABLE_CONTACT_LISTS);
     if (contacts) TIMED(DFM_PHASE_OTHER, dfm_cuda_contacts_begin_step(c, b->stream, err, err_size));
     if (body_solve || coarse_slides) DFM_CUDA_TRY(cudaMemsetAsync(b->particle_slides, 0, (size_t)n, b->stream));
     if (v.tri_coef || v.edge_coef || v.tet_coef) {
@@ -1265,9 +1269,9 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             if (coarse && it < d->iterations - 1) { /* after every sweep but the last, as vbd_cpu.c */
                 dfm_contact_view cv = a.view;
                 if (coarse_slides) cv.particle_slides = b->particle_slides;
-                TIMED(DFM_PHASE_SOLVE,
-                      dfm_cuda_coarse_correct(&b->coarse, coarse, d->coarse_model, a.vbd,
-                                              mode == SOLVE_GATHER ? &cv : NULL, it == 0, b->stream, err, err_size));
+                TIMED(DFM_PHASE_SOLVE, dfm_cuda_coarse_correct(&b->coarse, coarse, d->coarse_model, a.vbd,
+                                                               mode == SOLVE_GATHER ? &cv : NULL, it == 0,
+                                                               coarse_friction, b->stream, err, err_size));
             }
             if (coupled)
                 TIMED(DFM_PHASE_SOLVE,
@@ -1279,8 +1283,14 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             const int patch = !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
             if (patch) {
                 a.view.particle_slides = b->particle_slides;
-                TIMED(DFM_PHASE_FRICTION, dfm_cuda_contacts_patch_friction(c, &a, b->particle_slides, b->patch_serial,
-                                                                           b->stream, err, err_size));
+                if (coarse_friction) /* the coarse steps' friction decides their bodies: on the host, as the CPU */
+                    TIMED(DFM_PHASE_FRICTION, dfm_cuda_coarse_patch_friction(
+                                                  &b->coarse, coarse, d->coarse_model, a.vbd, &a.view,
+                                                  c->node_body_friction, b->particle_slides, b->stream, err, err_size));
+                else
+                    TIMED(DFM_PHASE_FRICTION,
+                          dfm_cuda_contacts_patch_friction(c, &a, b->particle_slides, b->patch_serial, b->stream, err,
+                                                           err_size));
             }
             if (!(flags & DFM_DISABLE_STATIC_FRICTION))
                 for (int32_t col = 0; col < b->color_count; ++col) {
