@@ -186,12 +186,13 @@ int dfm_cpu_coarse_friction(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
     return slides;
 }
 
-int dfm_cpu_coarse_patch_friction_body(const dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_contact_view* c,
-                                       int32_t b, float* node_body_friction, uint8_t* particle_slides) {
+int dfm_cpu_coarse_patch_friction_body(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_contact_view* c, int32_t b,
+                                       float* node_body_friction, uint8_t* particle_slides) {
     const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1];
     for (int32_t i = p0; i < p1; ++i) particle_slides[i] = 0;
     if (!L->patch_count || L->patch_count[b] <= 0 || L->patch_advance[b] != L->advances) return 0;
     const int np = L->patch_count[b];
+    L->patch_count[b] = 0; /* consumed: an advance without a coarse correction must not reuse it */
     const int32_t* shape = L->patch_shape + (size_t)b * DFM_PATCH_MAX;
     const float* force = L->patch_force + 3 * (size_t)b * DFM_PATCH_MAX;
     const uint8_t* slides = L->patch_slides + (size_t)b * DFM_PATCH_MAX;

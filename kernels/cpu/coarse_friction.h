@@ -68,8 +68,9 @@ int dfm_cpu_coarse_friction(dfm_cpu_coarse* level, const dfm_vbd_view* view, con
 /// flags in particle_slides the particles of the patches that slid there (the per-record
 /// projection then leaves them alone: their kinetic friction was applied in the coarse step).
 /// Returns 1 when it did, 0 when the body's coarse step carried no friction this advance
-/// (particle_slides of the body cleared, nothing else written).
-int dfm_cpu_coarse_patch_friction_body(const dfm_cpu_coarse* level, const dfm_vbd_view* view,
+/// (particle_slides of the body cleared, nothing else written). The result is consumed (a later
+/// advance without a coarse correction falls back to the patch decision).
+int dfm_cpu_coarse_patch_friction_body(dfm_cpu_coarse* level, const dfm_vbd_view* view,
                                        const dfm_contact_view* contacts, int32_t b, float* node_body_friction,
                                        uint8_t* particle_slides);
 

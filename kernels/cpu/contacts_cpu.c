@@ -199,8 +199,7 @@ void dfm_cpu_contacts_scatter_color(const dfm_cpu_contacts* cc, const float* d, 
 
 /// Body b's friction decision after the iterations: its coarse steps' (coarse_friction.h) when they
 /// carried friction in this advance, else the patch decision.
-static void patch_friction_body(dfm_cpu_contacts* cc, const dfm_vbd_view* v, const struct dfm_cpu_coarse* coarse,
-                                int32_t b) {
+static void patch_friction_body(dfm_cpu_contacts* cc, const dfm_vbd_view* v, struct dfm_cpu_coarse* coarse, int32_t b) {
     if (coarse &&
         dfm_cpu_coarse_patch_friction_body(coarse, v, cc->view, b, cc->node_body_friction, cc->particle_slides))
         return;
@@ -208,7 +207,7 @@ static void patch_friction_body(dfm_cpu_contacts* cc, const dfm_vbd_view* v, con
                                   cc->particle_slides);
 }
 
-void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v, const struct dfm_cpu_coarse* coarse) {
+void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v, struct dfm_cpu_coarse* coarse) {
     const dfm_contact_view* c = cc->view;
     if (!cc->node_body_friction || !cc->particle_slides || (c->flags & DFM_DISABLE_STATIC_FRICTION)) return;
     const int32_t nodes = 3 * active_count(c);

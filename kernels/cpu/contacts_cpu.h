@@ -117,7 +117,7 @@ struct dfm_cpu_coarse;
 /// whose coarse steps carried friction in this advance (`coarse`, NULL = none; coarse_friction.h)
 /// takes that solve's patch forces instead. Bodies touch disjoint particles and nodes: any order
 /// (and thread count) gives the same bits.
-void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v, const struct dfm_cpu_coarse* coarse);
+void dfm_cpu_contacts_patch_friction(dfm_cpu_contacts* cc, const dfm_vbd_view* v, struct dfm_cpu_coarse* coarse);
 
 /// Adds the patch decision's node forces (cc->node_body_friction) to the projection's
 /// (cc->node_friction), so reactions and the contact query carry both; no-op without them.

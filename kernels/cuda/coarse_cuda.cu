@@ -59,6 +59,7 @@ int dfm_cuda_coarse_reserve(dfm_cuda_coarse* co, int32_t particle_count, int32_t
         return DFM_ERROR_OUT_OF_HOST_MEMORY;
     }
     co->particle_count = particle_count;
+    co->mirror_advance = -1;
     co->capacity = capacity;
     co->shape_count = shape_count;
     return 0;
@@ -163,6 +164,7 @@ int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const df
         cc.coarse_friction = friction;
     }
     dfm_cpu_coarse_correct(level, &hv, c ? &cc : NULL, NULL, 1, first);
+    if (first) co->mirror_advance = c ? level->advances : -1; /* the records above are this advance's */
     ++co->corrections;
     /* the pinned sources stay untouched until the next correction's synchronization */
     DFM_CUDA_TRY(cudaMemcpyAsync(v.d, hd, bytes, cudaMemcpyHostToDevice, st));
@@ -172,8 +174,10 @@ int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const df
 
 int dfm_cuda_coarse_patch_friction(dfm_cuda_coarse* co, dfm_cpu_coarse* level, const dfm_vbd_view* model,
                                    const dfm_vbd_view& v, const dfm_contact_view* c, float* node_body_friction,
-                                   uint8_t* particle_slides, cudaStream_t st, char* err, size_t err_size) {
+                                   uint8_t* particle_slides, int* done, cudaStream_t st, char* err, size_t err_size) {
     const int32_t n = v.particle_count;
+    *done = 0;
+    if (!c || co->mirror_advance < 0 || co->mirror_advance != level->advances) return 0;
     if (co->particle_count != n || !co->host || !c || co->capacity < c->capacity || !level->node_first ||
         level->particle_count != n) {
         snprintf(err, err_size, "internal: coarse patch friction without mirrors for %d particles", n);
@@ -213,5 +217,7 @@ int dfm_cuda_coarse_patch_friction(dfm_cuda_coarse* co, dfm_cpu_coarse* level, c
     DFM_CUDA_TRY(cudaMemcpyAsync(v.d, hd, bytes, cudaMemcpyHostToDevice, st));
     DFM_CUDA_TRY(cudaMemcpyAsync(v.x, hx, bytes, cudaMemcpyHostToDevice, st));
     DFM_CUDA_TRY(cudaStreamSynchronize(st)); /* the pinned sources are rewritten by the next correction */
+    *done = 1;
+    co->mirror_advance = -1; /* consumed: the next advance's first correction mirrors its own records */
     return 0;
 }

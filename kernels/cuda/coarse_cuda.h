@@ -50,6 +50,7 @@ struct dfm_cuda_coarse {
     int32_t* next;             ///< Host, 3 per record: the lists' links.
     dfm_shape_rt* shapes;      ///< Host, shape_count: the advance's shape records (device grid pointers).
     float* node_body_friction; ///< Pinned, 9 per record: the patch friction's node forces (host side, N).
+    int64_t mirror_advance;    ///< The level's advance (dfm_cpu_coarse.advances) whose records are mirrored (-1: none).
     int64_t corrections;       ///< Host-assisted corrections run since the mirrors were sized (each
                                ///< corrects every body with a coarse space; the level counts per body).
 };
@@ -81,9 +82,11 @@ int dfm_cuda_coarse_correct(dfm_cuda_coarse* co, struct dfm_cpu_coarse* level, c
 /// the patch decision) over host mirrors of the final iterate and the advance's records, then x, d,
 /// the node forces (`node_body_friction`, device, 9 per record) and `particle_slides` (device) go
 /// back up. `c`: the device contact view of the advance (its records mirrored by the advance's first
-/// correction). Enqueues on `st` and synchronizes it.
+/// correction). Enqueues on `st` and synchronizes it. `*done` = 0 when the advance took no correction
+/// with contacts (fewer than 2 iterations, no coarse space): nothing is done, and the caller runs the
+/// device's patch decision.
 int dfm_cuda_coarse_patch_friction(dfm_cuda_coarse* co, struct dfm_cpu_coarse* level, const dfm_vbd_view* model,
                                    const dfm_vbd_view& v, const dfm_contact_view* c, float* node_body_friction,
-                                   uint8_t* particle_slides, cudaStream_t st, char* err, size_t err_size);
+                                   uint8_t* particle_slides, int* done, cudaStream_t st, char* err, size_t err_size);
 
 #endif

@@ -1283,11 +1283,13 @@ static int enqueue_step(dfm_cuda_backend* b, dfm_vbd_view v, const dfm_cuda_step
             const int patch = !body_solve && !deform && !(flags & DFM_DISABLE_STATIC_FRICTION);
             if (patch) {
                 a.view.particle_slides = b->particle_slides;
-                if (coarse_friction) /* the coarse steps' friction decides their bodies: on the host, as the CPU */
-                    TIMED(DFM_PHASE_FRICTION, dfm_cuda_coarse_patch_friction(
-                                                  &b->coarse, coarse, d->coarse_model, a.vbd, &a.view,
-                                                  c->node_body_friction, b->particle_slides, b->stream, err, err_size));
-                else
+                int done = 0; /* the coarse steps' friction decides their bodies: on the host, as the CPU */
+                if (coarse_friction)
+                    TIMED(DFM_PHASE_FRICTION,
+                          dfm_cuda_coarse_patch_friction(&b->coarse, coarse, d->coarse_model, a.vbd, &a.view,
+                                                         c->node_body_friction, b->particle_slides, &done, b->stream,
+                                                         err, err_size));
+                if (!done)
                     TIMED(DFM_PHASE_FRICTION,
                           dfm_cuda_contacts_patch_friction(c, &a, b->particle_slides, b->patch_serial, b->stream, err,
                                                            err_size));
