@@ -850,12 +850,10 @@ void dfm_cpu_coarse_correct(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_
                 dfm_vbd_particle_base(v, i, dfm_v3_zero(), H, &fp, &Hp);
                 memcpy(L->hp + 9 * (size_t)i, &Hp.m[0][0], sizeof(float) * 9);
             }
-            if (simd) {
-                f = dfm_v3_sub(f, dfm_v3_load(L->force + 3 * i)); /* contact - need */
-            } else {
-                dfm_vbd_particle_base(v, i, f, H, &f, &H);
-                dfm_vbd_accumulate_elements(v, i, &f, &H);
-            }
+            /* contact - need, in the same order on both paths (the lanes' need is bitwise
+               dfm_vbd_particle_need): the scalar path added inertia to the contact force first, so
+               the lanes and the scalar path differed in the last bits with the feature */
+            f = dfm_v3_sub(f, simd ? dfm_v3_load(L->force + 3 * i) : dfm_vbd_particle_need(v, i));
             dfm_v3_store(f, L->force + 3 * i);
         }
         double* rhs = L->rhs + 3 * (size_t)nf; /* P^T f */

@@ -55,6 +55,10 @@ static float* run(const char* mode, int scene, int threads, int32_t* n) {
     if (DC_SCENE(scene)) def.deformable_contact_radius = 0.005f;
     const char* all = getenv("DFM_TEST_ALL_PAIRS"); /* 1: every deformable pair (the hashes before session 13) */
     if (all && all[0] == '1') def.disable_flags |= DFM_DISABLE_DEFORMABLE_PAIR_FILTER;
+    /* DFM_TEST_FEATURES=coarse: the two-level solve on the scenes without deformable contact (CTest
+       test_cpu_simd_bitwise_coarse; until session 18 its scalar force pass added in another order) */
+    const char* feat = getenv("DFM_TEST_FEATURES");
+    if (feat && strstr(feat, "coarse") && !DC_SCENE(scene)) def.feature_flags |= DFM_FEATURE_COARSE_CORRECTION;
     dfm_world* w = NULL;
     if (dfm_world_create(DFM_ABI_VERSION, &def, &w) != DFM_OK) return NULL;
     dfm_body_id body;
