@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "coarse_cpu.h"
+#include "contact_patch_friction.h"
 #include "vbd_cpu.h"
 #include "vbd_simd.h"
 #include "world_internal.h"
@@ -98,6 +99,15 @@ dfm_result dfm_step_scratch(dfm_world* w, int32_t substeps, int32_t shapes, int3
     *emitted = w->step_emitted;
     *impulses = w->step_impulses;
     return DFM_OK;
+}
+
+void dfm_step_coarse_report(dfm_world* w) {
+    if (!w->coarse || w->coarse->friction_skipped == 0 || w->coarse_friction_logged) return;
+    w->coarse_friction_logged = 1;
+    dfm_log(w, DFM_LOG_WARNING,
+            "coarse correction: %lld body corrections so far without friction in the coarse step (a body touched "
+            "more than %d shapes with friction); those bodies take the patch decision after the iterations",
+            (long long)w->coarse->friction_skipped, DFM_PATCH_MAX);
 }
 
 dfm_result dfm_step_coarse_level(dfm_world* w, const dfm_vbd_view* view, struct dfm_cpu_coarse** out) {
@@ -366,5 +376,6 @@ dfm_result dfm_step_cpu(dfm_world* w, float dt) {
     if (deform) dfm_deform_contacts_finish_step(w, deform_dropped);
     w->residual_force_max = conv.max;
     w->residual_force_sum = conv.sum;
+    dfm_step_coarse_report(w);
     return DFM_OK;
 }

@@ -34,6 +34,11 @@ dfm_result dfm_step_scratch(dfm_world* world, int32_t substeps, int32_t shapes, 
 /// when it cannot be built.
 dfm_result dfm_step_coarse_level(dfm_world* world, const dfm_vbd_view* view, struct dfm_cpu_coarse** out);
 
+/// After a step with the coarse feature: logs (once per world, as a warning) that a body's coarse steps
+/// were left without friction because it touched more than DFM_PATCH_MAX shapes with friction
+/// (coarse_friction.h); the level keeps the count (dfm_cpu_coarse.friction_skipped). No-op otherwise.
+void dfm_step_coarse_report(dfm_world* world);
+
 /// Runs one step on the CUDA backend (model, state and contact candidates uploaded when they
 /// changed; one graph launch), then reads the contact results back.
 dfm_result dfm_step_cuda(dfm_world* world, float dt);

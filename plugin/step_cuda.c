@@ -113,6 +113,7 @@ dfm_result dfm_step_cuda(dfm_world* w, float dt) {
                 "a graph): %lld corrections in the first step, %d bodies, %d coarse nodes",
                 (long long)out.coarse_corrections, w->coarse->body_count, w->coarse->node_total);
     w->coarse_cuda_corrections += out.coarse_corrections;
+    dfm_step_coarse_report(w);
     /* The device moved kinematic targets into their start; keep the host copy in step. */
     dfm_copy_floats(w->state.kin_start, w->state.kin_target, (size_t)w->model.particle_count * 3u);
     double particle_impulse[3] = {0.0, 0.0, 0.0};

@@ -70,6 +70,7 @@ struct dfm_world {
         coarse; ///< The coarse level of DFM_FEATURE_COARSE_CORRECTION (coarse_cpu.h; both backends); NULL until used.
     int64_t coarse_cuda_corrections; ///< Coarse corrections run on the CUDA backend (host-assisted, coarse_cuda.h),
                                      ///< over the world's life (each corrects every body with a coarse space).
+    int coarse_friction_logged;      ///< 1 once dfm_step_coarse_report has warned of a frictionless coarse step.
     char last_error[512];
     struct dfm_world_solver* solver; ///< Current provider and its ops (never NULL after creation; solver_internal.h).
 };
