@@ -36,37 +36,45 @@ static double dotm(const double* a, const double* b, int32_t m) {
     return s;
 }
 
-int dfm_cpu_coarse_friction(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_contact_view* c, int32_t b,
-                            double* step, double* work) {
-    const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
-    const int32_t m = 3 * (L->node_first[b + 1] - nf), bw = L->band_width[b];
-    const float h = v->h, ih2 = 1.0f / (h * h);
-    L->patch_count[b] = 0;
-    /* the body's patches: records on shapes with friction, not coupled to a host body */
-    dfm_friction_patch pt[DFM_PATCH_MAX];
-    int np = 0, pinned = 0;
+/// The body's momentum-consistent load gap per newton of record force, `extra` (the patch decision's
+/// (P - R) / S, dfm_patch_record), over its free particles [p0, p1); zero for a body with pinned
+/// particles (its pins take the gap: dfm_contact_body_extra). Returns 0 when no record pushes.
+static int body_extra(const dfm_vbd_view* v, const dfm_contact_view* c, int32_t p0, int32_t p1, dfm_v3* extra) {
+    const float ih2 = 1.0f / (v->h * v->h);
     dfm_patch_sums sum = dfm_patch_sums_zero();
+    int pinned = 0;
     for (int32_t i = p0; i < p1; ++i) {
         if (v->mode[i] != 0) {
             pinned = 1;
             continue;
         }
         dfm_patch_add_particle(v, i, ih2, &sum);
-        for (int32_t node = c->head[i]; node >= 0; node = c->next[node]) {
-            if (node % 3 != 0) continue; /* each record once, at its corner 0 */
-            const int32_t k = node / 3, s = c->rec.shape[k];
-            dfm_patch_add_record_force(c, v, k, &sum);
-            if (c->shapes[s].coupled || !(c->shapes[s].mu > 0.0f)) continue;
-            if (dfm_patch_index(pt, np, s) == np) {
-                if (np == DFM_PATCH_MAX) return -1;
-                dfm_patch_open(&pt[np++], s);
-            }
-        }
+        for (int32_t node = c->head[i]; node >= 0; node = c->next[node])
+            if (node % 3 == 0) dfm_patch_add_record_force(c, v, node / 3, &sum); /* each record once */
     }
-    if (np == 0 || !(sum.S > 0.0f)) return 0;
-    /* momentum-consistent loads (a free body); a pinned body's pins take the gap, so its records'
-       own forces are its loads (dfm_contact_body_extra) */
-    const dfm_v3 extra = pinned ? dfm_v3_zero() : dfm_v3_scale(dfm_v3_sub(sum.P, sum.R), 1.0f / sum.S);
+    if (!(sum.S > 0.0f)) return 0;
+    *extra = pinned ? dfm_v3_zero() : dfm_v3_scale(dfm_v3_sub(sum.P, sum.R), 1.0f / sum.S);
+    return 1;
+}
+
+int dfm_cpu_coarse_friction(dfm_cpu_coarse* L, const dfm_vbd_view* v, const dfm_contact_view* c, int32_t b,
+                            double* step, double* work) {
+    const int32_t p0 = L->body_offsets[b], p1 = L->body_offsets[b + 1], nf = L->node_first[b];
+    const int32_t m = 3 * (L->node_first[b + 1] - nf), bw = L->band_width[b];
+    L->patch_count[b] = 0;
+    /* the body's patches: records on shapes with friction, not coupled to a host body */
+    dfm_friction_patch pt[DFM_PATCH_MAX];
+    int np = 0;
+    for (int32_t i = p0; i < p1; ++i)
+        for (int32_t node = c->head[i]; v->mode[i] == 0 && node >= 0; node = c->next[node]) {
+            if (node % 3 != 0) continue; /* each record once, at its corner 0 */
+            const int32_t s = c->rec.shape[node / 3];
+            if (c->shapes[s].coupled || !(c->shapes[s].mu > 0.0f) || dfm_patch_index(pt, np, s) < np) continue;
+            if (np == DFM_PATCH_MAX) return -1;
+            dfm_patch_open(&pt[np++], s);
+        }
+    dfm_v3 extra;
+    if (np == 0 || !body_extra(v, c, p0, p1, &extra)) return 0;
     for (int32_t i = p0; i < p1; ++i)
         for (int32_t node = c->head[i]; v->mode[i] == 0 && node >= 0; node = c->next[node]) {
             if (node % 3 != 0) continue;
@@ -197,20 +205,8 @@ int dfm_cpu_coarse_patch_friction_body(dfm_cpu_coarse* L, const dfm_vbd_view* v,
     const float* force = L->patch_force + 3 * (size_t)b * DFM_PATCH_MAX;
     const uint8_t* slides = L->patch_slides + (size_t)b * DFM_PATCH_MAX;
     /* the records' normal loads at the final iterate, as in the coarse solve, for the shares */
-    const float ih2 = 1.0f / (v->h * v->h);
-    dfm_patch_sums sum = dfm_patch_sums_zero();
-    int pinned = 0;
-    for (int32_t i = p0; i < p1; ++i) {
-        if (v->mode[i] != 0) {
-            pinned = 1;
-            continue;
-        }
-        dfm_patch_add_particle(v, i, ih2, &sum);
-        for (int32_t node = c->head[i]; node >= 0; node = c->next[node])
-            if (node % 3 == 0) dfm_patch_add_record_force(c, v, node / 3, &sum);
-    }
-    if (!(sum.S > 0.0f)) return 0;
-    const dfm_v3 extra = pinned ? dfm_v3_zero() : dfm_v3_scale(dfm_v3_sub(sum.P, sum.R), 1.0f / sum.S);
+    dfm_v3 extra;
+    if (!body_extra(v, c, p0, p1, &extra)) return 0;
     float N[DFM_PATCH_MAX] = {0};
     for (int pass = 0; pass < 2; ++pass)
         for (int32_t i = p0; i < p1; ++i)

@@ -178,7 +178,7 @@ int dfm_cuda_coarse_patch_friction(dfm_cuda_coarse* co, dfm_cpu_coarse* level, c
     const int32_t n = v.particle_count;
     *done = 0;
     if (!c || co->mirror_advance < 0 || co->mirror_advance != level->advances) return 0;
-    if (co->particle_count != n || !co->host || !c || co->capacity < c->capacity || !level->node_first ||
+    if (co->particle_count != n || !co->host || co->capacity < c->capacity || !level->node_first ||
         level->particle_count != n) {
         snprintf(err, err_size, "internal: coarse patch friction without mirrors for %d particles", n);
         return DFM_ERROR_INVALID_STATE;
